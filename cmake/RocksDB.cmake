@@ -1,0 +1,55 @@
+# Locates the installed librocksdb and the matching Debian source tree that
+# tools/setup.sh unpacked into .deps/.  FilterBitsBuilder / FilterBitsReader
+# are declared in table/block_based/filter_policy_internal.h, which the -dev
+# package does not ship; the header must come from the very same version.
+find_path(ROCKSDB_INCLUDE_DIR rocksdb/version.h REQUIRED)
+find_library(ROCKSDB_LIBRARY rocksdb REQUIRED)
+
+file(STRINGS "${ROCKSDB_INCLUDE_DIR}/rocksdb/version.h" _rdb_version_lines
+     REGEX "^#define ROCKSDB_(MAJOR|MINOR|PATCH) ")
+foreach(_line IN LISTS _rdb_version_lines)
+  string(REGEX MATCH "ROCKSDB_(MAJOR|MINOR|PATCH) ([0-9]+)" _m "${_line}")
+  set(_rdb_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
+endforeach()
+set(ROCKSDB_INSTALLED_VERSION "${_rdb_MAJOR}.${_rdb_MINOR}.${_rdb_PATCH}")
+
+set(SSTFILTER_ROCKSDB_SOURCE_DIR
+    "${PROJECT_SOURCE_DIR}/.deps/rocksdb-${ROCKSDB_INSTALLED_VERSION}"
+    CACHE PATH "Debian source tree of the installed rocksdb (tools/setup.sh)")
+set(_internal_header
+    "${SSTFILTER_ROCKSDB_SOURCE_DIR}/table/block_based/filter_policy_internal.h")
+if(NOT EXISTS "${_internal_header}")
+  message(FATAL_ERROR
+    "RocksDB source for the installed version ${ROCKSDB_INSTALLED_VERSION} "
+    "not found at ${SSTFILTER_ROCKSDB_SOURCE_DIR}. Run tools/setup.sh first.")
+endif()
+
+file(STRINGS "${SSTFILTER_ROCKSDB_SOURCE_DIR}/include/rocksdb/version.h"
+     _src_version_lines REGEX "^#define ROCKSDB_(MAJOR|MINOR|PATCH) ")
+foreach(_line IN LISTS _src_version_lines)
+  string(REGEX MATCH "ROCKSDB_(MAJOR|MINOR|PATCH) ([0-9]+)" _m "${_line}")
+  set(_src_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
+endforeach()
+set(ROCKSDB_SOURCE_VERSION "${_src_MAJOR}.${_src_MINOR}.${_src_PATCH}")
+if(NOT ROCKSDB_SOURCE_VERSION STREQUAL ROCKSDB_INSTALLED_VERSION)
+  message(FATAL_ERROR
+    "RocksDB version mismatch: installed librocksdb-dev is "
+    "${ROCKSDB_INSTALLED_VERSION} (${ROCKSDB_INCLUDE_DIR}/rocksdb/version.h) "
+    "but the source tree at ${SSTFILTER_ROCKSDB_SOURCE_DIR} is "
+    "${ROCKSDB_SOURCE_VERSION}. Re-run tools/setup.sh.")
+endif()
+message(STATUS "RocksDB ${ROCKSDB_INSTALLED_VERSION}: internal header from "
+               "${SSTFILTER_ROCKSDB_SOURCE_DIR}")
+
+# Only filter_policy_internal.h may be taken from the source tree (Debian's
+# librocksdb is built without NDEBUG; other internal layouts would mismatch).
+# Expose exactly that directory layout through a private include root.
+set(_shim "${CMAKE_BINARY_DIR}/rocksdb_internal")
+file(MAKE_DIRECTORY "${_shim}/table/block_based")
+configure_file("${_internal_header}"
+               "${_shim}/table/block_based/filter_policy_internal.h" COPYONLY)
+
+add_library(sstfilter_rocksdb_deps INTERFACE)
+target_include_directories(sstfilter_rocksdb_deps SYSTEM INTERFACE
+                           "${ROCKSDB_INCLUDE_DIR}" "${_shim}")
+target_link_libraries(sstfilter_rocksdb_deps INTERFACE "${ROCKSDB_LIBRARY}")

@@ -1,0 +1,152 @@
+// sstfilter/cuckoo_filter.h: a cuckoo filter (Fan, Andersen, Kaminsky,
+// Mitzenmacher, "Cuckoo Filter: Practically Better Than Bloom", CoNEXT 2014).
+//
+// Buckets of 4 slots hold f-bit fingerprints (4 <= f <= 32), bit-packed;
+// fingerprint 0 marks an empty slot. An item lives in one of two buckets,
+// found by partial-key cuckoo hashing. Unlike the paper's XOR rule, the
+// alternate bucket is
+//     alternate(i, fp) = (R(fp) - i) mod m,   R(fp) = FastRange64(fp * C, m)
+// which is an involution for ANY bucket count m, so tables need not be
+// powers of two (which wastes up to half the space).
+//
+// From a key's 64-bit hash h (sstfilter/hash.h) and a table's seed s:
+//     hs          = s == 0 ? h : Remix64(h ^ (s * 0x9e3779b97f4a7c15))
+//     bucket      = FastRange64(hs, m)
+//     fingerprint = 1 + FastRange32(low32(hs), 2^f - 1)     never 0
+//     C           = 0xc6a4a7935bd1e995
+//
+// Serialized format (kind 2, version 1), little-endian:
+//   offset  size  field
+//   0       2     magic "SF"
+//   2       1     kind = 2 (FilterKind::kCuckoo)
+//   3       1     version = 1
+//   4       1     fingerprint_bits f, 4..32
+//   5       1     slots_per_bucket, = 4
+//   6       1     num_tables T, 0..64 (0: empty filter, answers "no")
+//   7       1     reserved, zero
+//   then T tables, each:
+//   +0      4     num_buckets m (u32, >= 1)
+//   +4      4     seed s (u32)
+//   +8      4     stash_count (u32)
+//   +12     ceil(m * 4 * f / 8)   slots: slot j of bucket i is the f-bit
+//                 field at bit (i*4 + j) * f of this little-endian bit
+//                 stream (bit k is bit k%8 of byte k/8)
+//   then    8 * stash_count       stash entries: u32 bucket, u32 fingerprint
+// A static filter (the SST case) is one table with an empty stash: 20 bytes
+// of header. A dynamic filter that grew is a chain of tables.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sstfilter/status.h"
+
+namespace sstfilter {
+
+struct CuckooLimits {
+  static constexpr uint32_t kSlotsPerBucket = 4;
+  static constexpr uint32_t kMinFingerprintBits = 4;
+  static constexpr uint32_t kMaxFingerprintBits = 32;
+  static constexpr uint32_t kMaxTables = 64;
+  // An item's two buckets hold at most 2 * 4 copies of one fingerprint.
+  static constexpr uint32_t kMaxDuplicates = 2 * kSlotsPerBucket;
+};
+
+// Bytes of a static filter built from `num_keys` distinct keys.
+size_t StaticCuckooBytes(uint64_t num_keys, uint32_t fingerprint_bits);
+
+// The most distinct keys a static filter of at most `bytes` bytes holds.
+uint64_t StaticCuckooCapacity(size_t bytes, uint32_t fingerprint_bits);
+
+// Builds a static filter holding `hashes` (duplicates allowed, any order)
+// at about 96% load, into *out (replaced). It does not fail on any input:
+// an unlucky placement is retried with another seed, then with slightly
+// more buckets. Errors only for fingerprint_bits outside 4..32
+// (InvalidArgument) or more keys than the format holds (CapacityExceeded).
+Status BuildStaticCuckoo(const uint64_t* hashes, size_t count,
+                         uint32_t fingerprint_bits, std::string* out);
+
+// A read-only view over serialized cuckoo bytes (static or dynamic). It
+// does not own them; the bytes must outlive it. Immutable and thread-safe.
+class CuckooView {
+ public:
+  CuckooView();
+  ~CuckooView();
+  CuckooView(CuckooView&&) noexcept;
+  CuckooView& operator=(CuckooView&&) noexcept;
+
+  // Checks every header field and length. Never reads past `bytes`.
+  static Status Parse(std::string_view bytes, CuckooView* out);
+
+  // False only if the hash (or key) was certainly never inserted.
+  bool may_contain(uint64_t hash) const;
+  bool may_contain_key(std::string_view key) const;
+  // Batched: compute every bucket pair, prefetch, then probe.
+  void may_contain_batch(const uint64_t* hashes, size_t count,
+                         bool* results) const;
+
+  uint32_t fingerprint_bits() const;
+  uint32_t num_tables() const;
+  uint64_t num_buckets() const;  // over all tables
+  uint64_t num_items() const;    // occupied slots plus stash entries
+  double load() const;           // occupied slots / all slots
+  size_t size_bytes() const;
+  // Expected FPR of the filter as it is: per table, a query compares
+  // against the items in two buckets, each matching with p = 1/(2^f - 1).
+  double estimated_fpr() const;
+
+ private:
+  struct Table;
+  std::vector<Table> tables_;
+  uint32_t fingerprint_bits_ = 0;
+  size_t size_bytes_ = 0;
+};
+
+// A dynamic cuckoo filter: insert, erase, contains.
+//
+// Insertion kicks items between their two buckets up to a bounded number of
+// times; if the last evicted item finds no place it goes to the table's
+// stash, so an inserted item is never lost. A table whose stash is in use
+// is full: the filter then grows by chaining a new table with twice the
+// buckets (as a scalable Bloom filter adds filters; Almeida et al. 2007),
+// and queries check every table. Serialize() writes the chain in the format
+// above.
+class CuckooFilter {
+ public:
+  CuckooFilter();
+  ~CuckooFilter();
+  CuckooFilter(CuckooFilter&&) noexcept;
+  CuckooFilter& operator=(CuckooFilter&&) noexcept;
+
+  // A filter sized for about `expected_items` before it first grows.
+  static Status Create(uint32_t fingerprint_bits, uint64_t expected_items,
+                       CuckooFilter* out);
+  // Rebuilds a dynamic filter from serialized bytes (copies them).
+  static Status Deserialize(std::string_view bytes, CuckooFilter* out);
+
+  // Ok; TooManyDuplicates if the item's buckets already hold 2*4 copies of
+  // its fingerprint (the filter is unchanged); CapacityExceeded if growing
+  // would pass kMaxTables.
+  Status insert(uint64_t hash);
+  Status insert_key(std::string_view key);
+  // Removes one copy. NotFound if absent. Erase only what was inserted:
+  // erasing a never-inserted item may remove a colliding one.
+  Status erase(uint64_t hash);
+  Status erase_key(std::string_view key);
+  bool contains(uint64_t hash) const;
+  bool contains_key(std::string_view key) const;
+
+  uint64_t size() const;  // items held, counting duplicates
+  uint32_t num_tables() const;
+  std::string Serialize() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sstfilter

@@ -1,0 +1,308 @@
+#include "sstfilter/blocked_bloom.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "detail/blocked_bloom_impl.h"
+#include "detail/simd_internal.h"
+#include "sstfilter/detail/endian.h"
+#include "sstfilter/format.h"
+
+namespace sstfilter {
+namespace {
+
+constexpr uint8_t kVersion = 1;
+constexpr double kLineBits = BlockedBloomParams::kLineBytes * 8;
+
+// Layout per whole bits/key: {lines_per_key, num_probes}, the one with the
+// lowest FPR measured by bench/blocked_bloom_probe_table.
+// MEASUREMENT_TABLE
+struct Layout {
+  uint8_t lines_per_key;
+  uint8_t num_probes;
+};
+constexpr Layout kLayoutByBitsPerKey[] = {
+    {1, 1},  // 0: unused, below 1 bit/key counts as 1
+    {1, 1},  {1, 1},  {2, 2},  {2, 3},  {2, 3},  {2, 4},  {2, 5},  {2, 6},
+    {2, 6},  {2, 7},  {2, 8},  {2, 8},  {2, 9},  {2, 9},  {2, 10}, {2, 11},
+    {2, 11}, {2, 12}, {2, 12}, {2, 13}, {2, 14}, {2, 14}, {2, 15}, {2, 15},
+};
+// The same measurement restricted to one line per key.
+constexpr uint8_t kOneLineProbes[] = {1, 1, 1,  2,  3,  3,  4,  5,  5,
+                                      6, 7, 7,  8,  8,  9,  9,  10, 10,
+                                      10, 11, 11, 12, 12, 12, 13};
+constexpr int kMaxTableBitsPerKey =
+    static_cast<int>(sizeof(kLayoutByBitsPerKey) / sizeof(Layout)) - 1;
+static_assert(sizeof(kOneLineProbes) == sizeof(kLayoutByBitsPerKey) / 2);
+
+int TableIndex(double bits_per_key) {
+  if (!(bits_per_key >= 1.0)) return 1;  // also catches NaN
+  const double rounded = std::floor(bits_per_key + 0.5);
+  return rounded > kMaxTableBitsPerKey ? kMaxTableBitsPerKey
+                                       : static_cast<int>(rounded);
+}
+
+uint64_t LinesFor(uint64_t num_keys, double bits_per_key) {
+  if (num_keys == 0) return 0;
+  if (!(bits_per_key > 0)) bits_per_key = 1;
+  const double lines = std::ceil(static_cast<double>(num_keys) * bits_per_key /
+                                 kLineBits);
+  return std::max<uint64_t>(1, static_cast<uint64_t>(lines));
+}
+
+// E[s^probes] for one line, where s is the fraction of the line's bits
+// that are set and the line receives Binomial(num_keys, q) keys putting
+// `probes_first` bits each plus (for two lines per key) as many putting
+// `probes_second` bits each. With r = 1 - 1/512, a line with t probes
+// set into it has s = 1 - r^t, and expanding (1 - r^t)^probes binomially
+// leaves only E[x^X] = (1 - q + q x)^n, the binomial generating function.
+// (The two kinds of load are treated as independent; they are in the limit.)
+double ExpectedLinePass(uint32_t probes, uint64_t num_keys, double q,
+                        uint32_t probes_first, uint32_t probes_second) {
+  const double log_r = std::log1p(-1.0 / kLineBits);
+  const double n = static_cast<double>(num_keys);
+  auto generating = [&](double x) {
+    return std::exp(n * std::log1p(q * (x - 1.0)));
+  };
+  double sum = 0.0;
+  double binom = 1.0;  // C(probes, i)
+  for (uint32_t i = 0; i <= probes; ++i) {
+    const double term = generating(std::exp(log_r * i * probes_first)) *
+                        (probes_second == 0
+                             ? 1.0
+                             : generating(std::exp(log_r * i * probes_second)));
+    sum += (i % 2 == 0 ? binom : -binom) * term;
+    binom = binom * (probes - i) / (i + 1);
+  }
+  return std::max(0.0, sum);
+}
+
+}  // namespace
+
+BlockedBloomParams BlockedBloomParams::ForBitsPerKey(uint64_t num_keys,
+                                                     double bits_per_key,
+                                                     uint32_t lines_per_key) {
+  BlockedBloomParams p;
+  p.num_lines = LinesFor(num_keys, bits_per_key);
+  const int index = TableIndex(bits_per_key);
+  if (lines_per_key == 1) {
+    p.lines_per_key = 1;
+    p.num_probes = kOneLineProbes[index];
+  } else {
+    p.lines_per_key = kLayoutByBitsPerKey[index].lines_per_key;
+    p.num_probes = kLayoutByBitsPerKey[index].num_probes;
+  }
+  return p;
+}
+
+BlockedBloomParams BlockedBloomParams::ForTargetFpr(uint64_t num_keys,
+                                                    double fpr,
+                                                    uint32_t lines_per_key) {
+  if (!(fpr > 0.0)) fpr = 1e-9;
+  if (fpr >= 1.0) fpr = 0.999;
+  const double ln2 = std::log(2.0);
+  double bits_per_key = -std::log(fpr) / (ln2 * ln2);
+  BlockedBloomParams p = ForBitsPerKey(num_keys, bits_per_key, lines_per_key);
+  if (num_keys == 0) return p;
+  // Blocking costs a little FPR; grow about 0.5% per step until the model
+  // meets the target. Each step also tries the probe counts around the
+  // current one, since the best count shifts with the size.
+  for (int step = 0; step < 2000; ++step) {
+    BlockedBloomParams best = p;
+    double best_fpr = p.EstimatedFpr(num_keys);
+    for (uint32_t k = p.lines_per_key; k <= kMaxProbes; ++k) {
+      BlockedBloomParams q = p;
+      q.num_probes = k;
+      const double f = q.EstimatedFpr(num_keys);
+      if (f < best_fpr) {
+        best = q;
+        best_fpr = f;
+      }
+    }
+    p = best;
+    if (best_fpr <= fpr) break;
+    p.num_lines = std::max<uint64_t>(p.num_lines + 1,
+                                     p.num_lines + p.num_lines / 200);
+  }
+  return p;
+}
+
+Status BlockedBloomParams::Validate() const {
+  if (lines_per_key != 1 && lines_per_key != 2) {
+    return Status::InvalidArgument("lines_per_key must be 1 or 2, not " +
+                                   std::to_string(lines_per_key));
+  }
+  if (num_probes < lines_per_key || num_probes > kMaxProbes) {
+    return Status::InvalidArgument(
+        "num_probes must be in " + std::to_string(lines_per_key) + "..16, not " +
+        std::to_string(num_probes));
+  }
+  // Keep SerializedSize() from overflowing size_t.
+  if (num_lines > (SIZE_MAX - kHeaderBytes) / kLineBytes) {
+    return Status::CapacityExceeded("num_lines " + std::to_string(num_lines) +
+                                    " does not fit in memory");
+  }
+  return Status::Ok();
+}
+
+double BlockedBloomParams::EstimatedFpr(uint64_t num_keys) const {
+  if (num_lines == 0 || num_keys == 0) return 0.0;
+  // A key picks each of its lines uniformly; with one line the formula is
+  // exact, with num_lines == 1 it degenerates correctly to s^num_probes.
+  const double q = 1.0 / static_cast<double>(num_lines);
+  const uint32_t first = ProbesInLine(0);
+  const uint32_t second = ProbesInLine(1);
+  double fpr = ExpectedLinePass(first, num_keys, q, first, second);
+  if (second > 0) fpr *= ExpectedLinePass(second, num_keys, q, first, second);
+  return fpr;
+}
+
+Status BlockedBloomView::Parse(std::string_view bytes, BlockedBloomView* out) {
+  FilterKind kind;
+  uint8_t version;
+  Status s = PeekFormat(bytes, &kind, &version);
+  if (!s.ok()) return s;
+  if (kind != FilterKind::kBlockedBloom) {
+    return Status::InvalidArgument(std::string("not a BlockedBloom filter (kind ") +
+                                   FilterKindName(kind) + ")");
+  }
+  if (version != kVersion) {
+    return Status::NotSupported("BlockedBloom format version " +
+                                std::to_string(version) +
+                                " is unknown (this build reads version 1)");
+  }
+  if (bytes.size() < BlockedBloomParams::kHeaderBytes) {
+    return Status::Corruption("BlockedBloom header truncated: " +
+                              std::to_string(bytes.size()) + " of 24 bytes");
+  }
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  BlockedBloomParams p;
+  p.num_probes = data[4];
+  p.lines_per_key = data[5];
+  p.num_lines = detail::LoadLittleEndian<uint64_t>(data + 8);
+  if (data[6] != 0 || data[7] != 0) {
+    return Status::Corruption("BlockedBloom reserved header bytes are not zero");
+  }
+  s = p.Validate();
+  if (!s.ok()) return Status::Corruption("BlockedBloom header: " + s.message());
+  const uint64_t payload = bytes.size() - BlockedBloomParams::kHeaderBytes;
+  if (payload / BlockedBloomParams::kLineBytes != p.num_lines ||
+      payload % BlockedBloomParams::kLineBytes != 0) {
+    return Status::Corruption(
+        "BlockedBloom size mismatch: header says " +
+        std::to_string(p.num_lines) + " lines but " + std::to_string(payload) +
+        " payload bytes follow");
+  }
+  out->params_ = p;
+  out->num_keys_ = detail::LoadLittleEndian<uint64_t>(data + 16);
+  out->lines_ = data + BlockedBloomParams::kHeaderBytes;
+  return Status::Ok();
+}
+
+bool BlockedBloomView::may_contain(uint64_t hash) const {
+  return detail::UseAvx2()
+             ? detail::MayContainAvx2(lines_, params_, hash)
+             : detail::MayContain<detail::ScalarLineOps>(lines_, params_, hash);
+}
+
+bool BlockedBloomView::may_contain_key(std::string_view key) const {
+  return may_contain(HashKey(key));
+}
+
+void BlockedBloomView::may_contain_batch(const uint64_t* hashes, size_t count,
+                                         bool* results) const {
+  if (detail::UseAvx2()) {
+    detail::MayContainBatchAvx2(lines_, params_, hashes, count, results);
+  } else {
+    detail::MayContainBatch<detail::ScalarLineOps>(lines_, params_, hashes,
+                                                   count, results);
+  }
+}
+
+void BlockedBloomView::may_contain_keys(const std::string_view* keys,
+                                        size_t count, bool* results) const {
+  constexpr size_t kChunk = 64;
+  uint64_t hashes[kChunk];
+  for (size_t start = 0; start < count; start += kChunk) {
+    const size_t n = std::min(kChunk, count - start);
+    for (size_t i = 0; i < n; ++i) hashes[i] = HashKey(keys[start + i]);
+    may_contain_batch(hashes, n, results + start);
+  }
+}
+
+double BlockedBloomView::fill_ratio() const {
+  if (params_.num_lines == 0) return 0.0;
+  const size_t bytes = params_.num_lines * BlockedBloomParams::kLineBytes;
+  uint64_t set = 0;
+  size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    set += __builtin_popcountll(detail::LoadLittleEndian<uint64_t>(lines_ + i));
+  }
+  return static_cast<double>(set) / (static_cast<double>(bytes) * 8);
+}
+
+double BlockedBloomView::fpr_from_fill() const {
+  return std::pow(fill_ratio(), params_.num_probes);
+}
+
+void BuildBlockedBloom(const BlockedBloomParams& params,
+                       const uint64_t* hashes, size_t count, uint8_t* out) {
+  std::fill(out, out + params.SerializedSize(), 0);
+  out[0] = kFormatMagic[0];
+  out[1] = kFormatMagic[1];
+  out[2] = static_cast<uint8_t>(FilterKind::kBlockedBloom);
+  out[3] = kVersion;
+  out[4] = static_cast<uint8_t>(params.num_probes);
+  out[5] = static_cast<uint8_t>(params.lines_per_key);
+  detail::StoreLittleEndian<uint64_t>(out + 8, params.num_lines);
+  detail::StoreLittleEndian<uint64_t>(out + 16, count);
+  uint8_t* lines = out + BlockedBloomParams::kHeaderBytes;
+  if (detail::UseAvx2()) {
+    detail::AddBatchAvx2(lines, params, hashes, count);
+  } else {
+    detail::AddBatch<detail::ScalarLineOps>(lines, params, hashes, count);
+  }
+}
+
+Status BlockedBloom::Create(const BlockedBloomParams& params,
+                            BlockedBloom* out) {
+  Status s = params.Validate();
+  if (!s.ok()) return s;
+  out->bytes_.assign(params.SerializedSize(), 0);
+  BuildBlockedBloom(params, nullptr, 0, out->bytes_.data());
+  out->RefreshView();
+  return Status::Ok();
+}
+
+void BlockedBloom::RefreshView() {
+  const Status s = BlockedBloomView::Parse(bytes(), &view_);
+  (void)s;  // bytes_ were written by BuildBlockedBloom: always valid
+}
+
+void BlockedBloom::add_batch(const uint64_t* hashes, size_t count) {
+  if (view_.params().num_lines == 0 && count > 0) {
+    // An empty-sized filter cannot hold keys; never lose one silently.
+    BlockedBloomParams grown = view_.params();
+    grown.num_lines = 1;
+    bytes_.assign(grown.SerializedSize(), 0);
+    BuildBlockedBloom(grown, nullptr, 0, bytes_.data());
+    RefreshView();
+  }
+  uint8_t* data = bytes_.data();
+  uint8_t* lines = data + BlockedBloomParams::kHeaderBytes;
+  if (detail::UseAvx2()) {
+    detail::AddBatchAvx2(lines, view_.params(), hashes, count);
+  } else {
+    detail::AddBatch<detail::ScalarLineOps>(lines, view_.params(), hashes,
+                                            count);
+  }
+  view_.num_keys_ += count;
+  detail::StoreLittleEndian<uint64_t>(data + 16, view_.num_keys_);
+}
+
+void BlockedBloom::add(uint64_t hash) { add_batch(&hash, 1); }
+
+void BlockedBloom::add_key(std::string_view key) { add(HashKey(key)); }
+
+}  // namespace sstfilter
