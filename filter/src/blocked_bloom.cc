@@ -246,8 +246,9 @@ double BlockedBloomView::fpr_from_fill() const {
   return std::pow(fill_ratio(), params_.num_probes);
 }
 
-void BuildBlockedBloom(const BlockedBloomParams& params,
-                       const uint64_t* hashes, size_t count, uint8_t* out) {
+BlockedBloomWriter::BlockedBloomWriter(const BlockedBloomParams& params,
+                                       uint8_t* out)
+    : params_(params), out_(out) {
   std::fill(out, out + params.SerializedSize(), 0);
   out[0] = kFormatMagic[0];
   out[1] = kFormatMagic[1];
@@ -256,52 +257,48 @@ void BuildBlockedBloom(const BlockedBloomParams& params,
   out[4] = static_cast<uint8_t>(params.num_probes);
   out[5] = static_cast<uint8_t>(params.lines_per_key);
   detail::StoreLittleEndian<uint64_t>(out + 8, params.num_lines);
-  detail::StoreLittleEndian<uint64_t>(out + 16, count);
-  uint8_t* lines = out + BlockedBloomParams::kHeaderBytes;
+}
+
+namespace {
+
+// Sets the bits of `hashes` in the filter at `filter` and bumps its key
+// count; the one place both the writer and BlockedBloom add through.
+uint64_t AddToFilter(const BlockedBloomParams& params, uint8_t* filter,
+                     uint64_t num_keys, const uint64_t* hashes, size_t count) {
+  uint8_t* lines = filter + BlockedBloomParams::kHeaderBytes;
   if (detail::UseAvx2()) {
     detail::AddBatchAvx2(lines, params, hashes, count);
   } else {
     detail::AddBatch<detail::ScalarLineOps>(lines, params, hashes, count);
   }
+  num_keys += count;
+  detail::StoreLittleEndian<uint64_t>(filter + 16, num_keys);
+  return num_keys;
+}
+
+}  // namespace
+
+void BlockedBloomWriter::add_batch(const uint64_t* hashes, size_t count) {
+  num_keys_ = AddToFilter(params_, out_, num_keys_, hashes, count);
 }
 
 Status BlockedBloom::Create(const BlockedBloomParams& params,
                             BlockedBloom* out) {
   Status s = params.Validate();
   if (!s.ok()) return s;
+  if (params.num_lines == 0) {
+    return Status::InvalidArgument(
+        "a BlockedBloom that can hold keys needs num_lines >= 1");
+  }
   out->bytes_.assign(params.SerializedSize(), 0);
-  BuildBlockedBloom(params, nullptr, 0, out->bytes_.data());
-  out->RefreshView();
-  return Status::Ok();
-}
-
-void BlockedBloom::RefreshView() {
-  const Status s = BlockedBloomView::Parse(bytes(), &view_);
-  (void)s;  // bytes_ were written by BuildBlockedBloom: always valid
+  BlockedBloomWriter(params, out->bytes_.data());
+  return BlockedBloomView::Parse(out->bytes(), &out->view_);
 }
 
 void BlockedBloom::add_batch(const uint64_t* hashes, size_t count) {
-  if (view_.params().num_lines == 0 && count > 0) {
-    // An empty-sized filter cannot hold keys; never lose one silently.
-    BlockedBloomParams grown = view_.params();
-    grown.num_lines = 1;
-    bytes_.assign(grown.SerializedSize(), 0);
-    BuildBlockedBloom(grown, nullptr, 0, bytes_.data());
-    RefreshView();
-  }
-  uint8_t* data = bytes_.data();
-  uint8_t* lines = data + BlockedBloomParams::kHeaderBytes;
-  if (detail::UseAvx2()) {
-    detail::AddBatchAvx2(lines, view_.params(), hashes, count);
-  } else {
-    detail::AddBatch<detail::ScalarLineOps>(lines, view_.params(), hashes,
-                                            count);
-  }
-  view_.num_keys_ += count;
-  detail::StoreLittleEndian<uint64_t>(data + 16, view_.num_keys_);
+  view_.num_keys_ =
+      AddToFilter(view_.params(), bytes_.data(), view_.num_keys_, hashes, count);
 }
-
-void BlockedBloom::add(uint64_t hash) { add_batch(&hash, 1); }
 
 void BlockedBloom::add_key(std::string_view key) { add(HashKey(key)); }
 

@@ -122,16 +122,33 @@ class BlockedBloomView {
   uint64_t num_keys_ = 0;
 };
 
-// A BlockedBloom filter being built. It owns its serialized bytes and
-// writes keys straight into them, so bytes() is always a valid filter.
+// Writes a filter into a buffer the caller owns (the RocksDB builder hands
+// its output buffer straight to RocksDB). The buffer must hold
+// params.SerializedSize() bytes and outlive the writer.
+class BlockedBloomWriter {
+ public:
+  // Writes the header and clears the lines. `params` must Validate().
+  BlockedBloomWriter(const BlockedBloomParams& params, uint8_t* out);
+
+  // Adds hashes, prefetching lines ahead; the same bits on every SIMD path.
+  void add_batch(const uint64_t* hashes, size_t count);
+  uint64_t num_keys() const { return num_keys_; }
+
+ private:
+  BlockedBloomParams params_;
+  uint8_t* out_;
+  uint64_t num_keys_ = 0;
+};
+
+// A BlockedBloom filter that owns its serialized bytes and writes keys
+// straight into them, so bytes() is always a valid filter.
 class BlockedBloom {
  public:
   // InvalidArgument (and `out` untouched) if `params` are out of range.
   static Status Create(const BlockedBloomParams& params, BlockedBloom* out);
 
-  void add(uint64_t hash);
+  void add(uint64_t hash) { add_batch(&hash, 1); }
   void add_key(std::string_view key);
-  // Adds many hashes, prefetching lines ahead; same bits as add().
   void add_batch(const uint64_t* hashes, size_t count);
 
   bool may_contain(uint64_t hash) const { return view_.may_contain(hash); }
@@ -151,15 +168,8 @@ class BlockedBloom {
   }
 
  private:
-  void RefreshView();
   std::vector<uint8_t> bytes_;
   BlockedBloomView view_;
 };
-
-// Writes a complete serialized filter holding `hashes` into `out`, which
-// must have params.SerializedSize() bytes. `params` must Validate(). For
-// callers (the RocksDB builder) that own the output buffer.
-void BuildBlockedBloom(const BlockedBloomParams& params,
-                       const uint64_t* hashes, size_t count, uint8_t* out);
 
 }  // namespace sstfilter
