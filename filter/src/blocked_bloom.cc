@@ -29,8 +29,8 @@ constexpr Layout kLayoutByBitsPerKey[] = {
     {2, 11}, {2, 12}, {2, 12}, {2, 13}, {2, 14}, {2, 14}, {2, 15}, {2, 15},
 };
 // The same measurement restricted to one line per key.
-constexpr uint8_t kOneLineProbes[] = {1, 1, 1,  2,  3,  3,  4,  5,  5,
-                                      6, 7, 7,  8,  8,  9,  9,  10, 10,
+constexpr uint8_t kOneLineProbes[] = {1,  1,  1,  2,  3,  3,  4, 5,  5,
+                                      6,  7,  7,  8,  8,  9,  9, 10, 10,
                                       10, 11, 11, 12, 12, 12, 13};
 constexpr int kMaxTableBitsPerKey =
     static_cast<int>(sizeof(kLayoutByBitsPerKey) / sizeof(Layout)) - 1;
@@ -46,8 +46,8 @@ int TableIndex(double bits_per_key) {
 uint64_t LinesFor(uint64_t num_keys, double bits_per_key) {
   if (num_keys == 0) return 0;
   if (!(bits_per_key > 0)) bits_per_key = 1;
-  const double lines = std::ceil(static_cast<double>(num_keys) * bits_per_key /
-                                 kLineBits);
+  const double lines =
+      std::ceil(static_cast<double>(num_keys) * bits_per_key / kLineBits);
   return std::max<uint64_t>(1, static_cast<uint64_t>(lines));
 }
 
@@ -68,10 +68,10 @@ double ExpectedLinePass(uint32_t probes, uint64_t num_keys, double q,
   double sum = 0.0;
   double binom = 1.0;  // C(probes, i)
   for (uint32_t i = 0; i <= probes; ++i) {
-    const double term = generating(std::exp(log_r * i * probes_first)) *
-                        (probes_second == 0
-                             ? 1.0
-                             : generating(std::exp(log_r * i * probes_second)));
+    const double term =
+        generating(std::exp(log_r * i * probes_first)) *
+        (probes_second == 0 ? 1.0
+                            : generating(std::exp(log_r * i * probes_second)));
     sum += (i % 2 == 0 ? binom : -binom) * term;
     binom = binom * (probes - i) / (i + 1);
   }
@@ -122,8 +122,8 @@ BlockedBloomParams BlockedBloomParams::ForTargetFpr(uint64_t num_keys,
     }
     p = best;
     if (best_fpr <= fpr) break;
-    p.num_lines = std::max<uint64_t>(p.num_lines + 1,
-                                     p.num_lines + p.num_lines / 200);
+    p.num_lines =
+        std::max<uint64_t>(p.num_lines + 1, p.num_lines + p.num_lines / 200);
   }
   return p;
 }
@@ -134,9 +134,9 @@ Status BlockedBloomParams::Validate() const {
                                    std::to_string(lines_per_key));
   }
   if (num_probes < lines_per_key || num_probes > kMaxProbes) {
-    return Status::InvalidArgument(
-        "num_probes must be in " + std::to_string(lines_per_key) + "..16, not " +
-        std::to_string(num_probes));
+    return Status::InvalidArgument("num_probes must be in " +
+                                   std::to_string(lines_per_key) +
+                                   "..16, not " + std::to_string(num_probes));
   }
   // Keep SerializedSize() from overflowing size_t.
   if (num_lines > (SIZE_MAX - kHeaderBytes) / kLineBytes) {
@@ -164,8 +164,9 @@ Status BlockedBloomView::Parse(std::string_view bytes, BlockedBloomView* out) {
   Status s = PeekFormat(bytes, &kind, &version);
   if (!s.ok()) return s;
   if (kind != FilterKind::kBlockedBloom) {
-    return Status::InvalidArgument(std::string("not a BlockedBloom filter (kind ") +
-                                   FilterKindName(kind) + ")");
+    return Status::InvalidArgument(
+        std::string("not a BlockedBloom filter (kind ") + FilterKindName(kind) +
+        ")");
   }
   if (version != kVersion) {
     return Status::NotSupported("BlockedBloom format version " +
@@ -182,17 +183,18 @@ Status BlockedBloomView::Parse(std::string_view bytes, BlockedBloomView* out) {
   p.lines_per_key = data[5];
   p.num_lines = detail::LoadLittleEndian<uint64_t>(data + 8);
   if (data[6] != 0 || data[7] != 0) {
-    return Status::Corruption("BlockedBloom reserved header bytes are not zero");
+    return Status::Corruption(
+        "BlockedBloom reserved header bytes are not zero");
   }
   s = p.Validate();
   if (!s.ok()) return Status::Corruption("BlockedBloom header: " + s.message());
   const uint64_t payload = bytes.size() - BlockedBloomParams::kHeaderBytes;
   if (payload / BlockedBloomParams::kLineBytes != p.num_lines ||
       payload % BlockedBloomParams::kLineBytes != 0) {
-    return Status::Corruption(
-        "BlockedBloom size mismatch: header says " +
-        std::to_string(p.num_lines) + " lines but " + std::to_string(payload) +
-        " payload bytes follow");
+    return Status::Corruption("BlockedBloom size mismatch: header says " +
+                              std::to_string(p.num_lines) + " lines but " +
+                              std::to_string(payload) +
+                              " payload bytes follow");
   }
   out->params_ = p;
   out->num_keys_ = detail::LoadLittleEndian<uint64_t>(data + 16);
@@ -296,8 +298,8 @@ Status BlockedBloom::Create(const BlockedBloomParams& params,
 }
 
 void BlockedBloom::add_batch(const uint64_t* hashes, size_t count) {
-  view_.num_keys_ =
-      AddToFilter(view_.params(), bytes_.data(), view_.num_keys_, hashes, count);
+  view_.num_keys_ = AddToFilter(view_.params(), bytes_.data(), view_.num_keys_,
+                                hashes, count);
 }
 
 void BlockedBloom::add_key(std::string_view key) { add(HashKey(key)); }

@@ -24,7 +24,8 @@ inline __m256i FirstLanes(uint32_t n) {
 
 struct Avx2LineOps {
   static bool Test(const uint8_t* line, uint32_t g, uint32_t probes) {
-    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(line));
+    const __m256i lo =
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(line));
     const __m256i hi =
         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(line + 32));
     for (uint32_t first = 0; first < probes; first += 8) {

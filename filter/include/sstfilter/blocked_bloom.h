@@ -5,15 +5,16 @@
 // with two lines, ceil(num_probes/2) in the first and floor(num_probes/2) in
 // the second (an odd total, e.g. 4+3 at 10 bits/key, measures better than
 // either even split). A query reads at most two cache lines and usually
-// stops after the first. Two lines per key (the idea of Speedb's paired Bloom filter) averages
-// out the uneven load of single lines, which is what makes a one-line blocked
-// filter (RocksDB's FastLocalBloom; Putze, Sanders, Singler 2007) lose FPR
-// against a standard Bloom filter.
+// stops after the first. Two lines per key (the idea of Speedb's paired Bloom
+// filter) averages out the uneven load of single lines, which is what makes a
+// one-line blocked filter (RocksDB's FastLocalBloom; Putze, Sanders, Singler
+// 2007) lose FPR against a standard Bloom filter.
 //
 // From the key's 64-bit hash h (sstfilter/hash.h):
 //   line 1   = FastRange64(h, num_lines)             probes from low32(h)
-//   line 2   = FastRange64(Remix64(h), num_lines)    probes from low32(Remix64(h))
-//   probe i  = bit (g * kProbeMultiplier[i]) >> 23 of the line, i.e. the top
+//   line 2   = FastRange64(Remix64(h), num_lines)    probes from
+//   low32(Remix64(h)) probe i  = bit (g * kProbeMultiplier[i]) >> 23 of the
+//   line, i.e. the top
 //              9 bits of a 32-bit multiplicative hash of the line's g.
 // Any line count works, not only powers of two.
 //

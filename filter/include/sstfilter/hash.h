@@ -20,8 +20,8 @@ uint64_t HashKey(std::string_view key);
 // the upper 64 bits of hash * range (Lemire, "Fast Random Integer Generation
 // in an Interval", 2019). Uses the high-order bits of `hash`.
 inline uint64_t FastRange64(uint64_t hash, uint64_t range) {
-  return static_cast<uint64_t>(
-      (static_cast<unsigned __int128>(hash) * range) >> 64);
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(hash) * range) >>
+                               64);
 }
 
 // The same for 32-bit values: the upper 32 bits of hash * range.

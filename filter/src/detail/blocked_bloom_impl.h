@@ -76,8 +76,7 @@ inline bool MayContain(const uint8_t* lines, const BlockedBloomParams& p,
   // Start the second load before we know whether we need it: a miss on both
   // lines then costs about one memory latency, not two.
   __builtin_prefetch(LinePtr(lines, k.line[1]));
-  return LineOps::Test(LinePtr(lines, k.line[0]), k.g[0],
-                       p.ProbesInLine(0)) &&
+  return LineOps::Test(LinePtr(lines, k.line[0]), k.g[0], p.ProbesInLine(0)) &&
          LineOps::Test(LinePtr(lines, k.line[1]), k.g[1], p.ProbesInLine(1));
 }
 
