@@ -14,7 +14,7 @@
 // (the filter's estimated_fpr()).
 #include <benchmark/benchmark.h>
 
-#include <charconv>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -25,8 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "bench_keys.h"
 #include "sstfilter/blocked_bloom.h"
-#include "sstfilter/hash.h"
 #include "sstfilter/simd.h"
 
 namespace sstfilter {
@@ -45,30 +45,19 @@ void Fail(benchmark::State& state, const std::string& why) {
   state.SkipWithError(why.c_str());
 }
 
-// Hashes of the distinct strings "<prefix><i>" for i in [0, count).
-std::vector<uint64_t> HashStrings(std::string_view prefix, uint64_t count) {
-  std::vector<uint64_t> hashes(count);
-  char buf[64];
-  prefix.copy(buf, prefix.size());
-  for (uint64_t i = 0; i < count; ++i) {
-    char* end = std::to_chars(buf + prefix.size(), buf + sizeof(buf), i).ptr;
-    hashes[i] = HashKey(std::string_view(buf, end - buf));
-  }
-  return hashes;
-}
-
 const std::vector<uint64_t>& PresentHashes(uint64_t num_keys) {
   static std::map<uint64_t, std::vector<uint64_t>> cache;
   auto it = cache.find(num_keys);
   if (it == cache.end()) {
-    it = cache.emplace(num_keys, HashStrings("present:", num_keys)).first;
+    it =
+        cache.emplace(num_keys, bench::HashStrings("present:", num_keys)).first;
   }
   return it->second;
 }
 
 const std::vector<uint64_t>& AbsentHashes() {
   static const std::vector<uint64_t> hashes =
-      HashStrings("absent:", kNumAbsentQueries);
+      bench::HashStrings("absent:", kNumAbsentQueries);
   return hashes;
 }
 
