@@ -1,0 +1,56 @@
+// sstfilter/rocksdb_plugin.h: sstfilter's filters as RocksDB FilterPolicies.
+//
+// Once RegisterSstfilterPolicies has run on a library the process uses
+// (normally ObjectLibrary::Default()), FilterPolicy::CreateFromString,
+// options strings and OPTIONS files accept these policy ids:
+//
+//   sstfilter.BlockedBloom:<bits_per_key>
+//       The cache-blocked Bloom filter of sstfilter/blocked_bloom.h.
+//   sstfilter.Cuckoo:<bits_per_key>
+//       The static cuckoo filter of sstfilter/cuckoo_filter.h. Its
+//       fingerprint width f is the widest (at most 32) whose filter fits in
+//       bits_per_key at the load the static build reaches (about 96%, so
+//       f/0.96 bits per key): 10 -> 9, 12 -> 11, 16 -> 15. The named option
+//       fingerprint_bits (4..32; 0 = that choice) sets f explicitly,
+//       e.g. "id=sstfilter.Cuckoo:12;fingerprint_bits=16"; the filter then
+//       takes about f/0.96 bits per key whatever bits_per_key says.
+//   sstfilter.Hybrid:<bits_per_key>[:<bloom_before_level>]
+//       Per SST file, like RocksDB's "ribbonfilter:10:1": a flush counts as
+//       level -1, compaction output as its output level, and a file of
+//       unknown level (SstFileWriter, FIFO compaction) as the last level.
+//       The file gets a BlockedBloom filter if that level is below
+//       bloom_before_level and the file is not known to be bottommost,
+//       otherwise a Cuckoo filter (same bits_per_key, and fingerprint_bits
+//       as above). bloom_before_level >= -1, default 0: Bloom for flushes
+//       only; -1: always Cuckoo.
+//
+// bits_per_key is a decimal such as 10 or 9.9, kept to 1/1000 as RocksDB's
+// "bloomfilter:9.9" is; BlockedBloom takes 1..100, Cuckoo and Hybrid from
+// the cost of 4-bit fingerprints (about 4.2) to 100. Anything else (a
+// missing or malformed number, a negative one, an unknown option) is
+// Status::InvalidArgument, never a default.
+//
+// Each policy's GetId() is the canonical form of its id, so RocksDB writes
+// it to the DB's OPTIONS file and LoadLatestOptions recreates the same
+// policy. All three share CompatibilityName() "sstfilter": each reads both
+// formats, so a DB may switch between them and keep using the filters of
+// its existing SST files. A filter block that does not parse degrades to
+// "may match" for every key.
+#pragma once
+
+#include <string>
+
+#include "rocksdb/utilities/object_registry.h"
+
+// The CompatibilityName() of every sstfilter policy (the suffix of the
+// "fullfilter." / "partitionedfilter." meta block name in SST files).
+inline constexpr char kSstfilterCompatibilityName[] = "sstfilter";
+
+// Adds the three policy factories to `library`; returns how many (3).
+// `arg` is ignored. This is the registration function of RocksDB's plugin
+// folder ABI (<name>_FUNC) and of ObjectRegistry::AddLibrary; call it once
+// per library, e.g.
+//   RegisterSstfilterPolicies(*ROCKSDB_NAMESPACE::ObjectLibrary::Default(),
+//   "");
+extern "C" int RegisterSstfilterPolicies(
+    ROCKSDB_NAMESPACE::ObjectLibrary& library, const std::string& arg);

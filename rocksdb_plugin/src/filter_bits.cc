@@ -1,0 +1,289 @@
+#include "filter_bits.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "sstfilter/blocked_bloom.h"
+#include "sstfilter/cuckoo_filter.h"
+#include "sstfilter/hash.h"
+
+namespace sstfilter::rocksdb_plugin {
+namespace {
+
+using ROCKSDB_NAMESPACE::FilterBitsBuilder;
+using ROCKSDB_NAMESPACE::FilterBitsReader;
+using ROCKSDB_NAMESPACE::Slice;
+
+// Key hashes kept in fixed-size chunks, so that memory grows one chunk at a
+// time, about 8 bytes per hash, instead of a std::vector's doubling (whose
+// copy briefly holds 2-3x).
+class HashChunks {
+ public:
+  static constexpr size_t kChunkHashes = 4096;  // 32 KiB
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  uint64_t back() const { return chunks_.back()[(size_ - 1) % kChunkHashes]; }
+
+  void push_back(uint64_t hash) {
+    const size_t slot = size_ % kChunkHashes;
+    if (slot == 0) chunks_.emplace_back(new uint64_t[kChunkHashes]);
+    chunks_.back()[slot] = hash;
+    ++size_;
+  }
+
+  // Calls fn(hashes, count) for each chunk in order; with `release`, frees
+  // each chunk once fn returns and leaves this empty.
+  template <class Fn>
+  void ForEachChunk(bool release, Fn&& fn) {
+    size_t left = size_;
+    for (auto& chunk : chunks_) {
+      const size_t count = std::min(left, kChunkHashes);
+      fn(static_cast<const uint64_t*>(chunk.get()), count);
+      left -= count;
+      if (release) chunk.reset();
+    }
+    if (release) clear();
+  }
+
+  void clear() {
+    chunks_.clear();
+    chunks_.shrink_to_fit();
+    size_ = 0;
+  }
+
+ private:
+  std::vector<std::unique_ptr<uint64_t[]>> chunks_;
+  size_t size_ = 0;
+};
+
+// A parsed filter of either kind.
+class AnyView {
+ public:
+  static Status Parse(std::string_view bytes, AnyView* out) {
+    FilterKind kind;
+    uint8_t version;
+    Status s = PeekFormat(bytes, &kind, &version);
+    if (!s.ok()) return s;
+    switch (kind) {
+      case FilterKind::kBlockedBloom:
+        return ParseAs<BlockedBloomView>(bytes, out);
+      case FilterKind::kCuckoo:
+        return ParseAs<CuckooView>(bytes, out);
+    }
+    return Status::NotSupported("unknown filter kind " +
+                                std::to_string(static_cast<int>(kind)));
+  }
+
+  bool may_contain(uint64_t hash) const {
+    return std::visit([hash](const auto& v) { return v.may_contain(hash); },
+                      view_);
+  }
+  void may_contain_batch(const uint64_t* hashes, size_t count,
+                         bool* results) const {
+    std::visit(
+        [&](const auto& v) { v.may_contain_batch(hashes, count, results); },
+        view_);
+  }
+
+ private:
+  template <class View>
+  static Status ParseAs(std::string_view bytes, AnyView* out) {
+    View view;
+    Status s = View::Parse(bytes, &view);
+    if (s.ok()) out->view_ = std::move(view);
+    return s;
+  }
+
+  std::variant<BlockedBloomView, CuckooView> view_;
+};
+
+std::string_view ToView(const Slice& s) { return s.ToStringView(); }
+
+class AlwaysMayMatchReader : public FilterBitsReader {
+ public:
+  bool MayMatch(const Slice&) override { return true; }
+  void MayMatch(int num_keys, Slice**, bool* may_match) override {
+    std::fill(may_match, may_match + std::max(num_keys, 0), true);
+  }
+};
+
+class ViewReader : public FilterBitsReader {
+ public:
+  explicit ViewReader(AnyView view) : view_(std::move(view)) {}
+
+  bool MayMatch(const Slice& key) override {
+    return view_.may_contain(HashKey(ToView(key)));
+  }
+
+  // Hashes a group of keys, then lets the view prefetch and probe them
+  // together. MultiGet batches are at most 32 keys, one group.
+  void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
+    constexpr int kGroup = 64;
+    uint64_t hashes[kGroup];
+    for (int start = 0; start < num_keys; start += kGroup) {
+      const int count = std::min(kGroup, num_keys - start);
+      for (int i = 0; i < count; ++i) {
+        hashes[i] = HashKey(ToView(*keys[start + i]));
+      }
+      view_.may_contain_batch(hashes, static_cast<size_t>(count),
+                              may_match + start);
+    }
+  }
+
+ private:
+  const AnyView view_;
+};
+
+class BitsBuilder : public FilterBitsBuilder {
+ public:
+  explicit BitsBuilder(const BuilderConfig& config) : config_(config) {}
+
+  void AddKey(const Slice& key) override {
+    const uint64_t hash = HashKey(ToView(key));
+    // Keys arrive sorted, so equal keys (and a prefix repeated by
+    // consecutive keys) are adjacent.
+    if (!hashes_.empty() && hashes_.back() == hash) return;
+    hashes_.push_back(hash);
+  }
+
+  size_t EstimateEntriesAdded() override { return hashes_.size(); }
+
+  Slice Finish(std::unique_ptr<const char[]>* buf) override {
+    ROCKSDB_NAMESPACE::Status unused;
+    return Finish(buf, &unused);
+  }
+
+  // Always OK: the filter is built from memory we own and cannot fail.
+  Slice Finish(std::unique_ptr<const char[]>* buf,
+               ROCKSDB_NAMESPACE::Status* status) override {
+    // Without post-verification the hashes are freed as they are consumed.
+    const bool release = !config_.post_verify;
+    std::unique_ptr<char[]> out;
+    size_t size = 0;
+    if (config_.kind == FilterKind::kCuckoo) {
+      // The cuckoo build takes one array: gather the chunks into it.
+      const size_t count = hashes_.size();
+      std::unique_ptr<uint64_t[]> all(new uint64_t[count]);
+      size_t at = 0;
+      hashes_.ForEachChunk(release, [&](const uint64_t* hashes, size_t n) {
+        std::copy(hashes, hashes + n, all.get() + at);
+        at += n;
+      });
+      std::string filter;
+      if (BuildStaticCuckoo(all.get(), count, config_.fingerprint_bits, &filter)
+              .ok()) {
+        all.reset();
+        size = filter.size();
+        out.reset(new char[size]);
+        std::memcpy(out.get(), filter.data(), size);
+      } else {
+        out = WriteBlockedBloom(count, &size, [&](BlockedBloomWriter& w) {
+          w.add_batch(all.get(), count);
+        });
+      }
+    } else {
+      out =
+          WriteBlockedBloom(hashes_.size(), &size, [&](BlockedBloomWriter& w) {
+            hashes_.ForEachChunk(release,
+                                 [&](const uint64_t* hashes, size_t n) {
+                                   w.add_batch(hashes, n);
+                                 });
+          });
+    }
+    const Slice result(out.get(), size);
+    *buf = std::move(out);
+    if (status != nullptr) *status = ROCKSDB_NAMESPACE::Status::OK();
+    return result;
+  }
+
+  // With detect_filter_construct_corruption, queries the finished filter
+  // for every hash it was built from (as RocksDB's own builders do).
+  ROCKSDB_NAMESPACE::Status MaybePostVerify(const Slice& content) override {
+    if (!config_.post_verify) return ROCKSDB_NAMESPACE::Status::OK();
+    AnyView view;
+    const Status parsed = AnyView::Parse(ToView(content), &view);
+    bool all_found = parsed.ok();
+    if (all_found) {
+      bool found[HashChunks::kChunkHashes];
+      hashes_.ForEachChunk(false, [&](const uint64_t* hashes, size_t count) {
+        if (!all_found) return;
+        view.may_contain_batch(hashes, count, found);
+        all_found = std::all_of(found, found + count, [](bool b) { return b; });
+      });
+    }
+    hashes_.clear();
+    if (!parsed.ok()) {
+      return ROCKSDB_NAMESPACE::Status::Corruption(
+          "sstfilter: new filter does not parse", parsed.ToString());
+    }
+    if (!all_found) {
+      return ROCKSDB_NAMESPACE::Status::Corruption(
+          "sstfilter: new filter misses a key it was built from");
+    }
+    return ROCKSDB_NAMESPACE::Status::OK();
+  }
+
+  // The most keys whose filter takes at most `bytes`. Partitioned filters
+  // size their partitions with this.
+  size_t ApproximateNumEntries(size_t bytes) override {
+    if (config_.kind == FilterKind::kCuckoo) {
+      return static_cast<size_t>(
+          StaticCuckooCapacity(bytes, config_.fingerprint_bits));
+    }
+    // SerializedSize grows with the key count: binary search, from the
+    // bound that at least 1 bit per key gives.
+    size_t fits = 0;
+    size_t too_many = bytes * 8 + 1;
+    while (too_many - fits > 1) {
+      const size_t mid = fits + (too_many - fits) / 2;
+      if (BlockedBloomParams::ForBitsPerKey(mid, config_.bits_per_key)
+              .SerializedSize() <= bytes) {
+        fits = mid;
+      } else {
+        too_many = mid;
+      }
+    }
+    return fits;
+  }
+
+ private:
+  // A BlockedBloom filter sized for `count` keys, which add_keys(writer)
+  // adds.
+  template <class AddKeys>
+  std::unique_ptr<char[]> WriteBlockedBloom(size_t count, size_t* size,
+                                            AddKeys&& add_keys) {
+    const auto params =
+        BlockedBloomParams::ForBitsPerKey(count, config_.bits_per_key);
+    *size = params.SerializedSize();
+    std::unique_ptr<char[]> out(new char[*size]);
+    BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.get()));
+    add_keys(writer);
+    return out;
+  }
+
+  const BuilderConfig config_;
+  HashChunks hashes_;
+};
+
+}  // namespace
+
+FilterBitsBuilder* NewBitsBuilder(const BuilderConfig& config) {
+  return new BitsBuilder(config);
+}
+
+FilterBitsReader* NewBitsReader(const Slice& contents) {
+  AnyView view;
+  if (!AnyView::Parse(ToView(contents), &view).ok()) {
+    return new AlwaysMayMatchReader();
+  }
+  return new ViewReader(std::move(view));
+}
+
+}  // namespace sstfilter::rocksdb_plugin

@@ -1,0 +1,322 @@
+// The policies as RocksDB configures them: ids, options strings, OPTIONS
+// round trips, bad values, and which filter each policy builds.
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "rocksdb/convenience.h"
+#include "rocksdb/table.h"
+#include "rocksdb_test_support.h"
+#include "sstfilter/cuckoo_filter.h"
+#include "sstfilter/format.h"
+
+namespace sstfilter::rocksdb_testing {
+namespace {
+
+std::shared_ptr<const rdb::FilterPolicy> MustMake(const std::string& value) {
+  std::shared_ptr<const rdb::FilterPolicy> policy;
+  const rdb::Status s = MakePolicy(value, &policy);
+  EXPECT_TRUE(s.ok()) << value << ": " << s.ToString();
+  EXPECT_NE(policy, nullptr) << value;
+  return policy;
+}
+
+// Kind and (for cuckoo) fingerprint width of a filter `policy` builds.
+FilterKind KindBuilt(const rdb::FilterPolicy& policy,
+                     const rdb::FilterBuildingContext& context,
+                     uint32_t* fingerprint_bits = nullptr) {
+  const BuiltFilter filter = BuildFilter(policy, Keys("k", 1000), context);
+  FilterKind kind{};
+  uint8_t version = 0;
+  EXPECT_TRUE(PeekFormat(filter.bytes.ToStringView(), &kind, &version).ok());
+  if (fingerprint_bits != nullptr && kind == FilterKind::kCuckoo) {
+    CuckooView view;
+    EXPECT_TRUE(CuckooView::Parse(filter.bytes.ToStringView(), &view).ok());
+    *fingerprint_bits = view.fingerprint_bits();
+  }
+  return kind;
+}
+
+FilterKind KindBuilt(const rdb::FilterPolicy& policy,
+                     uint32_t* fingerprint_bits = nullptr) {
+  rdb::BlockBasedTableOptions table_options;
+  return KindBuilt(policy, rdb::FilterBuildingContext(table_options),
+                   fingerprint_bits);
+}
+
+TEST(RocksdbPolicy, EachIdCreatesItsPolicyWithCanonicalId) {
+  const struct {
+    const char* value;
+    const char* name;
+    const char* id;
+    FilterKind kind;
+  } cases[] = {
+      {"sstfilter.BlockedBloom:10", "sstfilter.BlockedBloom",
+       "sstfilter.BlockedBloom:10", FilterKind::kBlockedBloom},
+      {"sstfilter.BlockedBloom:9.9", "sstfilter.BlockedBloom",
+       "sstfilter.BlockedBloom:9.9", FilterKind::kBlockedBloom},
+      {"sstfilter.BlockedBloom:6.6670", "sstfilter.BlockedBloom",
+       "sstfilter.BlockedBloom:6.667", FilterKind::kBlockedBloom},
+      {"sstfilter.BlockedBloom:9.9996", "sstfilter.BlockedBloom",
+       "sstfilter.BlockedBloom:10", FilterKind::kBlockedBloom},
+      {"sstfilter.Cuckoo:12", "sstfilter.Cuckoo", "sstfilter.Cuckoo:12",
+       FilterKind::kCuckoo},
+      {"sstfilter.Cuckoo:16.5", "sstfilter.Cuckoo", "sstfilter.Cuckoo:16.5",
+       FilterKind::kCuckoo},
+      // Default table options: a context of unknown level, treated as the
+      // last level, so the hybrid builds Cuckoo.
+      {"sstfilter.Hybrid:10", "sstfilter.Hybrid", "sstfilter.Hybrid:10:0",
+       FilterKind::kCuckoo},
+      {"sstfilter.Hybrid:10:1", "sstfilter.Hybrid", "sstfilter.Hybrid:10:1",
+       FilterKind::kCuckoo},
+      {"sstfilter.Hybrid:10:-1", "sstfilter.Hybrid", "sstfilter.Hybrid:10:-1",
+       FilterKind::kCuckoo},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.value);
+    const auto policy = MustMake(c.value);
+    if (policy == nullptr) continue;
+    EXPECT_STREQ(policy->Name(), c.name);
+    EXPECT_EQ(policy->GetId(), c.id);
+    EXPECT_STREQ(policy->CompatibilityName(), "sstfilter");
+    EXPECT_EQ(KindBuilt(*policy), c.kind);
+    // The id is what OPTIONS files store: it must recreate the policy.
+    EXPECT_EQ(MustMake(policy->GetId())->GetId(), policy->GetId());
+  }
+}
+
+TEST(RocksdbPolicy, BadValuesAreInvalidArgument) {
+  const char* bad[] = {
+      "sstfilter.BlockedBloom",
+      "sstfilter.BlockedBloom:",
+      "sstfilter.BlockedBloom:abc",
+      "sstfilter.BlockedBloom:-3",
+      "sstfilter.BlockedBloom:0",
+      "sstfilter.BlockedBloom:0.5",
+      "sstfilter.BlockedBloom:100.001",
+      "sstfilter.BlockedBloom:1e1",
+      "sstfilter.BlockedBloom:10.",
+      "sstfilter.BlockedBloom:.5",
+      "sstfilter.BlockedBloom: 10",
+      "sstfilter.BlockedBloom:10:1",
+      "sstfilter.BlockedBloom:99999999999999999999",
+      "sstfilter.Cuckoo:abc",
+      "sstfilter.Cuckoo:-1",
+      "sstfilter.Cuckoo:nan",
+      "sstfilter.Cuckoo:inf",
+      "sstfilter.Cuckoo:4",  // below the 4.167 bits/key of 4-bit fingerprints
+      "sstfilter.Cuckoo:12:1",
+      "sstfilter.Hybrid:10:x",
+      "sstfilter.Hybrid:10:-2",
+      "sstfilter.Hybrid:10:1.5",
+      "sstfilter.Hybrid:10:1:2",
+      "sstfilter.Hybrid:-10:1",
+      "id=sstfilter.Cuckoo:12;fingerprint_bits=3",
+      "id=sstfilter.Cuckoo:12;fingerprint_bits=33",
+      "id=sstfilter.Cuckoo:12;fingerprint_bits=-1",
+      "id=sstfilter.Cuckoo:12;fingerprint_bits=abc",
+      "id=sstfilter.Cuckoo:12;fingerprint_bits=",
+      "id=sstfilter.Cuckoo:12;no_such_option=1",
+      "id=sstfilter.Hybrid:12;no_such_option=1",
+      "id=sstfilter.BlockedBloom:10;fingerprint_bits=16",
+  };
+  for (const char* value : bad) {
+    std::shared_ptr<const rdb::FilterPolicy> policy;
+    const rdb::Status s = MakePolicy(value, &policy);
+    EXPECT_TRUE(s.IsInvalidArgument()) << value << " -> " << s.ToString();
+  }
+}
+
+// Through a table options string the error reaches the caller as long as
+// the strings are not "escaped". With ConfigOptions::input_strings_escaped
+// (the default, and how OPTIONS files are read) RocksDB's
+// BlockBasedTableFactory::ParseOption turns any filter_policy error into OK
+// and leaves the policy unset, for its own "bloomfilter:abc" too.
+TEST(RocksdbPolicy, BadValueInTableOptionsStringIsInvalidArgument) {
+  RegisterPolicies();
+  rdb::ConfigOptions strict;
+  strict.input_strings_escaped = false;
+  rdb::BlockBasedTableOptions base;
+  rdb::BlockBasedTableOptions out;
+  for (const char* value :
+       {"filter_policy=sstfilter.Cuckoo:abc",
+        "filter_policy=sstfilter.BlockedBloom:-1",
+        "filter_policy={id=sstfilter.Cuckoo:12;fingerprint_bits=99}",
+        "filter_policy={id=sstfilter.BlockedBloom:10;unknown=1}"}) {
+    rdb::Status s =
+        rdb::GetBlockBasedTableOptionsFromString(strict, base, value, &out);
+    EXPECT_TRUE(s.IsInvalidArgument()) << value << " -> " << s.ToString();
+    s = rdb::GetBlockBasedTableOptionsFromString(base, value, &out);
+    EXPECT_TRUE(s.IsInvalidArgument()) << value << " -> " << s.ToString();
+  }
+}
+
+// The rule of rocksdb_plugin.h: the widest f whose filter fits the budget.
+TEST(RocksdbPolicy, CuckooPicksWidestFingerprintWithinBitsPerKey) {
+  constexpr uint64_t kKeys = uint64_t{1} << 20;
+  auto bits_per_key = [&](uint32_t f) {
+    return static_cast<double>(StaticCuckooBytes(kKeys, f)) * 8.0 / kKeys;
+  };
+  const struct {
+    const char* bits;
+    uint32_t expected;
+  } cases[] = {{"4.2", 4}, {"9.9", 9}, {"10", 9},  {"12", 11},
+               {"16", 15}, {"20", 19}, {"40", 32}, {"100", 32}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.bits);
+    const double budget = std::stod(c.bits);
+    uint32_t fingerprint_bits = 0;
+    ASSERT_EQ(KindBuilt(*MustMake(std::string("sstfilter.Cuckoo:") + c.bits),
+                        &fingerprint_bits),
+              FilterKind::kCuckoo);
+    EXPECT_EQ(fingerprint_bits, c.expected);
+    EXPECT_LE(bits_per_key(fingerprint_bits), budget);
+    if (fingerprint_bits < CuckooLimits::kMaxFingerprintBits) {
+      EXPECT_GT(bits_per_key(fingerprint_bits + 1), budget);
+    }
+  }
+}
+
+TEST(RocksdbPolicy, ExplicitFingerprintBitsOverrideAndRoundTrip) {
+  const auto policy = MustMake("id=sstfilter.Cuckoo:12;fingerprint_bits=16");
+  ASSERT_NE(policy, nullptr);
+  EXPECT_EQ(policy->GetId(), "sstfilter.Cuckoo:12");
+  const rdb::ConfigOptions config;
+  std::string value;
+  ASSERT_TRUE(policy->GetOption(config, "fingerprint_bits", &value).ok());
+  EXPECT_EQ(value, "16");
+  uint32_t fingerprint_bits = 0;
+  EXPECT_EQ(KindBuilt(*policy, &fingerprint_bits), FilterKind::kCuckoo);
+  EXPECT_EQ(fingerprint_bits, 16u);
+
+  // The serialized form (what an OPTIONS file holds) recreates it.
+  const std::string serialized = policy->ToString(config);
+  EXPECT_EQ(serialized, "{id=sstfilter.Cuckoo:12;fingerprint_bits=16;}");
+  const auto again =
+      MustMake(serialized.substr(1, serialized.size() - 2));  // no braces
+  ASSERT_NE(again, nullptr);
+  std::string mismatch;
+  EXPECT_TRUE(policy->AreEquivalent(config, again.get(), &mismatch))
+      << mismatch;
+  fingerprint_bits = 0;
+  KindBuilt(*again, &fingerprint_bits);
+  EXPECT_EQ(fingerprint_bits, 16u);
+
+  // The hybrid takes the same option for its cuckoo filters.
+  const auto hybrid = MustMake("id=sstfilter.Hybrid:12:-1;fingerprint_bits=8");
+  ASSERT_NE(hybrid, nullptr);
+  fingerprint_bits = 0;
+  EXPECT_EQ(KindBuilt(*hybrid, &fingerprint_bits), FilterKind::kCuckoo);
+  EXPECT_EQ(fingerprint_bits, 8u);
+}
+
+TEST(RocksdbPolicy, TableOptionsStringsRoundTrip) {
+  RegisterPolicies();
+  const rdb::ConfigOptions config;
+  for (const char* value :
+       {"filter_policy=sstfilter.BlockedBloom:9.9",
+        "filter_policy=sstfilter.Cuckoo:12",
+        "filter_policy={id=sstfilter.Cuckoo:12;fingerprint_bits=16}",
+        "filter_policy=sstfilter.Hybrid:10:1"}) {
+    SCOPED_TRACE(value);
+    rdb::BlockBasedTableOptions base;
+    rdb::BlockBasedTableOptions parsed;
+    ASSERT_TRUE(
+        rdb::GetBlockBasedTableOptionsFromString(config, base, value, &parsed)
+            .ok());
+    ASSERT_NE(parsed.filter_policy, nullptr);
+    std::unique_ptr<rdb::TableFactory> factory(
+        rdb::NewBlockBasedTableFactory(parsed));
+    std::string serialized;
+    ASSERT_TRUE(factory->GetOptionString(config, &serialized).ok());
+    rdb::BlockBasedTableOptions reparsed;
+    ASSERT_TRUE(rdb::GetBlockBasedTableOptionsFromString(config, base,
+                                                         serialized, &reparsed)
+                    .ok());
+    ASSERT_NE(reparsed.filter_policy, nullptr);
+    EXPECT_EQ(reparsed.filter_policy->GetId(), parsed.filter_policy->GetId());
+    std::string mismatch;
+    EXPECT_TRUE(parsed.filter_policy->AreEquivalent(
+        config, reparsed.filter_policy.get(), &mismatch))
+        << mismatch;
+  }
+}
+
+rdb::FilterBuildingContext Context(
+    const rdb::BlockBasedTableOptions& table,
+    rdb::TableFileCreationReason reason, int level, bool bottommost,
+    rdb::CompactionStyle style = rdb::kCompactionStyleLevel) {
+  rdb::FilterBuildingContext context(table);
+  context.compaction_style = style;
+  context.reason = reason;
+  context.level_at_creation = level;
+  context.is_bottommost = bottommost;
+  context.num_levels = 7;
+  return context;
+}
+
+TEST(RocksdbPolicy, HybridChoosesFilterByLevelLikeRibbon) {
+  using Reason = rdb::TableFileCreationReason;
+  const rdb::BlockBasedTableOptions table;
+  const auto bloom = FilterKind::kBlockedBloom;
+  const auto cuckoo = FilterKind::kCuckoo;
+  const struct {
+    const char* policy;
+    rdb::FilterBuildingContext context;
+    FilterKind expected;
+  } cases[] = {
+      // Default bloom_before_level 0: Bloom for flushes only.
+      {"sstfilter.Hybrid:10", Context(table, Reason::kFlush, 0, false), bloom},
+      {"sstfilter.Hybrid:10", Context(table, Reason::kCompaction, 0, false),
+       cuckoo},
+      // bloom_before_level 2: flushes, L0 and L1 get Bloom.
+      {"sstfilter.Hybrid:10:2", Context(table, Reason::kFlush, 0, false),
+       bloom},
+      {"sstfilter.Hybrid:10:2", Context(table, Reason::kCompaction, 0, false),
+       bloom},
+      {"sstfilter.Hybrid:10:2", Context(table, Reason::kCompaction, 1, false),
+       bloom},
+      {"sstfilter.Hybrid:10:2", Context(table, Reason::kCompaction, 2, false),
+       cuckoo},
+      // Bottommost output is always Cuckoo.
+      {"sstfilter.Hybrid:10:2", Context(table, Reason::kCompaction, 1, true),
+       cuckoo},
+      // Unknown level (SstFileWriter) and FIFO count as the last level.
+      {"sstfilter.Hybrid:10:2", Context(table, Reason::kMisc, -1, false),
+       cuckoo},
+      {"sstfilter.Hybrid:10:2",
+       Context(table, Reason::kCompaction, 0, false, rdb::kCompactionStyleFIFO),
+       cuckoo},
+      {"sstfilter.Hybrid:10:2",
+       Context(table, Reason::kFlush, 0, false, rdb::kCompactionStyleUniversal),
+       bloom},
+      // -1: always Cuckoo; a huge level: Bloom unless bottommost or unknown.
+      {"sstfilter.Hybrid:10:-1", Context(table, Reason::kFlush, 0, false),
+       cuckoo},
+      {"sstfilter.Hybrid:10:1000",
+       Context(table, Reason::kCompaction, 6, false), bloom},
+      {"sstfilter.Hybrid:10:1000", Context(table, Reason::kCompaction, 6, true),
+       cuckoo},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.policy) + " level " +
+                 std::to_string(c.context.level_at_creation));
+    EXPECT_EQ(KindBuilt(*MustMake(c.policy), c.context), c.expected);
+  }
+}
+
+TEST(RocksdbPolicy, PoliciesShareOneCompatibilityFamilyApartFromBuiltins) {
+  const auto bloom = MustMake("sstfilter.BlockedBloom:10");
+  const auto cuckoo = MustMake("sstfilter.Cuckoo:12");
+  const auto hybrid = MustMake("sstfilter.Hybrid:10:1");
+  EXPECT_STREQ(bloom->CompatibilityName(), cuckoo->CompatibilityName());
+  EXPECT_STREQ(bloom->CompatibilityName(), hybrid->CompatibilityName());
+  std::shared_ptr<const rdb::FilterPolicy> builtin;
+  ASSERT_TRUE(MakePolicy("bloomfilter:10:false", &builtin).ok());
+  EXPECT_STRNE(bloom->CompatibilityName(), builtin->CompatibilityName());
+}
+
+}  // namespace
+}  // namespace sstfilter::rocksdb_testing

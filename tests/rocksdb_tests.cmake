@@ -1,0 +1,6 @@
+# RocksDB plugin suites (label "rocksdb"): the policies through RocksDB's
+# interfaces, then inside real databases.
+sstfilter_add_test(rocksdb_policy_test
+  SOURCES rocksdb_policy_test.cc
+  LIBS sstfilter::rocksdb_plugin
+  LABELS rocksdb)
