@@ -4,3 +4,7 @@ sstfilter_add_test(rocksdb_policy_test
   SOURCES rocksdb_policy_test.cc
   LIBS sstfilter::rocksdb_plugin
   LABELS rocksdb)
+sstfilter_add_test(rocksdb_filter_bits_test
+  SOURCES rocksdb_filter_bits_test.cc
+  LIBS sstfilter::rocksdb_plugin
+  LABELS rocksdb)
