@@ -1,0 +1,666 @@
+#include "sstfilter/cuckoo_filter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "detail/cuckoo_packed_table.h"
+#include "sstfilter/detail/endian.h"
+#include "sstfilter/format.h"
+#include "sstfilter/hash.h"
+
+namespace sstfilter {
+namespace {
+
+using detail::PackedSlots;
+using detail::PackedSlotsView;
+
+constexpr uint8_t kVersion = 1;
+constexpr size_t kHeaderBytes = 8;
+constexpr size_t kTableHeaderBytes = 12;
+constexpr size_t kStashEntryBytes = 8;
+constexpr uint32_t kSlots = CuckooLimits::kSlotsPerBucket;
+constexpr uint64_t kMaxBuckets = std::numeric_limits<uint32_t>::max();
+// 2^64 / golden ratio, the usual odd constant to spread a small seed.
+constexpr uint64_t kSeedMultiplier = 0x9e3779b97f4a7c15ULL;
+// The multiplier of MurmurHash64A (Appleby): spreads a fingerprint before
+// FastRange64 picks R(fp) for the alternate bucket.
+constexpr uint64_t kAlternateMultiplier = 0xc6a4a7935bd1e995ULL;
+// The dynamic filter bounds the random walk at 500 kicks, as Fan et al. do
+// (MAX_CUCKOO_COUNT in efficient/cuckoofilter); a failure goes to the stash.
+constexpr uint32_t kMaxKicks = 500;
+// A static build fills to 0.96, where the longest walk is longer: measured
+// 386..907 kicks over n = 1e6 and 1e7 at f = 8..16 (f = 6: up to 3856).
+// A failure restarts the whole build, so allow a wide margin.
+constexpr uint32_t kStaticMaxKicks = 4000;
+// Static sizing: a target load of 0.96 = 96 keys per 25 buckets of 4 slots,
+// below the ~0.98 threshold of 4-slot cuckoo hashing (Fan et al. report
+// 95.5% reached by random walks). Integer so that sizes are exact.
+constexpr uint64_t kKeysPerStep = 96;
+constexpr uint64_t kBucketsPerStep = 25;
+// A static build that fails tries this many seeds before growing by ~1%.
+constexpr uint32_t kSeedsPerSize = 4;
+// The dynamic filter's kick-out RNG starts here (any fixed value).
+constexpr uint64_t kDynamicRngSeed = 0x243f6a8885a308d3ULL;
+
+// An item that found no slot: one of its buckets and its fingerprint.
+struct StashEntry {
+  uint32_t bucket;
+  uint32_t fingerprint;
+};
+
+// Where one hash lives in one table (see the derivation in the header).
+struct Location {
+  uint64_t bucket;
+  uint64_t alternate;
+  uint32_t fingerprint;
+};
+
+// alternate(i, fp) = (R(fp) - i) mod m: applying it twice gives i back.
+inline uint64_t AlternateBucket(uint64_t bucket, uint32_t fingerprint,
+                                uint64_t num_buckets) {
+  const uint64_t r =
+      FastRange64(fingerprint * kAlternateMultiplier, num_buckets);
+  return r >= bucket ? r - bucket : r + num_buckets - bucket;
+}
+
+inline Location Locate(uint64_t hash, uint32_t seed,
+                       const PackedSlotsView& slots) {
+  const uint64_t hs =
+      seed == 0 ? hash : Remix64(hash ^ (seed * kSeedMultiplier));
+  const uint64_t m = slots.num_buckets();
+  const uint32_t fp_range =
+      static_cast<uint32_t>((uint64_t{1} << slots.fingerprint_bits()) - 1);
+  const uint32_t fingerprint =
+      1 + FastRange32(static_cast<uint32_t>(hs), fp_range);
+  const uint64_t bucket = FastRange64(hs, m);
+  return {bucket, AlternateBucket(bucket, fingerprint, m), fingerprint};
+}
+
+inline bool StashMatches(const StashEntry& e, const Location& loc) {
+  return e.fingerprint == loc.fingerprint &&
+         (e.bucket == loc.bucket || e.bucket == loc.alternate);
+}
+
+inline bool Probe(const PackedSlotsView& slots,
+                  const std::vector<StashEntry>& stash, const Location& loc) {
+  if (slots.EitherBucketContains(loc.bucket, loc.alternate, loc.fingerprint)) {
+    return true;
+  }
+  for (const StashEntry& e : stash) {
+    if (StashMatches(e, loc)) return true;
+  }
+  return false;
+}
+
+inline bool TableMayContain(const PackedSlotsView& slots, uint32_t seed,
+                            const std::vector<StashEntry>& stash,
+                            uint64_t hash) {
+  const Location loc = Locate(hash, seed, slots);
+  // Start the second bucket's load before the first is compared: an absent
+  // key then costs about one memory latency, not two.
+  __builtin_prefetch(slots.BucketAddress(loc.alternate));
+  return Probe(slots, stash, loc);
+}
+
+// The random walk's coin flips: a counter passed through Remix64
+// (splitmix64's construction), seeded from fixed values so that builds are
+// reproducible.
+class KickRng {
+ public:
+  explicit KickRng(uint64_t seed) : state_(seed) {}
+  uint32_t Next() {
+    state_ += kSeedMultiplier;
+    return static_cast<uint32_t>(Remix64(state_));
+  }
+
+ private:
+  uint64_t state_;
+};
+
+// Puts the item at `loc` into one of its buckets, kicking residents along a
+// random walk (Fan et al., Algorithm 1) at most `max_kicks` times. On false,
+// *homeless is the item (maybe another one) that is now in no slot.
+bool Place(PackedSlots& slots, const Location& loc, uint32_t max_kicks,
+           KickRng& rng, StashEntry* homeless) {
+  if (slots.TryAdd(loc.bucket, loc.fingerprint) ||
+      slots.TryAdd(loc.alternate, loc.fingerprint)) {
+    return true;
+  }
+  uint64_t current = (rng.Next() & 1) ? loc.alternate : loc.bucket;
+  uint32_t fingerprint = loc.fingerprint;
+  for (uint32_t kick = 0; kick < max_kicks; ++kick) {
+    fingerprint = slots.Exchange(current, rng.Next() % kSlots, fingerprint);
+    current = AlternateBucket(current, fingerprint, slots.num_buckets());
+    if (slots.TryAdd(current, fingerprint)) return true;
+  }
+  *homeless = {static_cast<uint32_t>(current), fingerprint};
+  return false;
+}
+
+Status CheckFingerprintBits(uint32_t fingerprint_bits) {
+  if (fingerprint_bits < CuckooLimits::kMinFingerprintBits ||
+      fingerprint_bits > CuckooLimits::kMaxFingerprintBits) {
+    return Status::InvalidArgument("fingerprint_bits must be in 4..32, not " +
+                                   std::to_string(fingerprint_bits));
+  }
+  return Status::Ok();
+}
+
+// Buckets of a static filter for `num_keys` distinct keys at load 0.96
+// (may exceed kMaxBuckets: the caller checks).
+uint64_t StaticBuckets(uint64_t num_keys) {
+  const unsigned __int128 m =
+      (static_cast<unsigned __int128>(num_keys) * kBucketsPerStep +
+       kKeysPerStep - 1) /
+      kKeysPerStep;
+  return static_cast<uint64_t>(m);
+}
+
+void AppendHeader(std::string* out, uint32_t fingerprint_bits,
+                  size_t num_tables) {
+  out->push_back(kFormatMagic[0]);
+  out->push_back(kFormatMagic[1]);
+  out->push_back(static_cast<char>(FilterKind::kCuckoo));
+  out->push_back(static_cast<char>(kVersion));
+  out->push_back(static_cast<char>(fingerprint_bits));
+  out->push_back(static_cast<char>(kSlots));
+  out->push_back(static_cast<char>(num_tables));
+  out->push_back(0);  // reserved
+}
+
+void AppendU32(std::string* out, uint32_t v) {
+  char buf[4];
+  detail::StoreLittleEndian<uint32_t>(buf, v);
+  out->append(buf, sizeof(buf));
+}
+
+void AppendTable(std::string* out, const PackedSlotsView& slots, uint32_t seed,
+                 const std::vector<StashEntry>& stash) {
+  AppendU32(out, static_cast<uint32_t>(slots.num_buckets()));
+  AppendU32(out, seed);
+  AppendU32(out, static_cast<uint32_t>(stash.size()));
+  out->append(reinterpret_cast<const char*>(slots.data()), slots.size_bytes());
+  for (const StashEntry& e : stash) {
+    AppendU32(out, e.bucket);
+    AppendU32(out, e.fingerprint);
+  }
+}
+
+// Inserts every hash into an empty table; false as soon as one finds no
+// place (the caller starts over).
+bool FillStaticTable(PackedSlots& slots, uint32_t seed,
+                     const std::vector<uint64_t>& hashes) {
+  KickRng rng(seed * kSeedMultiplier + slots.num_buckets());
+  StashEntry homeless;
+  // Prefetch a few items ahead: building a large table is bound by random
+  // bucket misses, not by arithmetic.
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < hashes.size(); ++i) {
+    if (i + kAhead < hashes.size()) {
+      const Location ahead = Locate(hashes[i + kAhead], seed, slots);
+      __builtin_prefetch(slots.BucketAddress(ahead.bucket), 1);
+      __builtin_prefetch(slots.BucketAddress(ahead.alternate), 1);
+    }
+    if (!Place(slots, Locate(hashes[i], seed, slots), kStaticMaxKicks, rng,
+               &homeless)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string BucketCountError(uint64_t num_buckets) {
+  return "a cuckoo table of " + std::to_string(num_buckets) +
+         " buckets exceeds the format's 2^32-1";
+}
+
+}  // namespace
+
+size_t StaticCuckooBytes(uint64_t num_keys, uint32_t fingerprint_bits) {
+  if (num_keys == 0) return kHeaderBytes;
+  const uint64_t m = StaticBuckets(num_keys);
+  if (m > kMaxBuckets) return std::numeric_limits<size_t>::max();
+  return kHeaderBytes + kTableHeaderBytes +
+         PackedSlotsView::BytesFor(m, fingerprint_bits);
+}
+
+uint64_t StaticCuckooCapacity(size_t bytes, uint32_t fingerprint_bits) {
+  if (!CheckFingerprintBits(fingerprint_bits).ok() ||
+      bytes < kHeaderBytes + kTableHeaderBytes) {
+    return 0;
+  }
+  // ceil(m * f / 2) slot bytes must fit: m <= 2 * payload / f.
+  const unsigned __int128 payload = bytes - kHeaderBytes - kTableHeaderBytes;
+  const uint64_t m = static_cast<uint64_t>(
+      std::min<unsigned __int128>(payload * 2 / fingerprint_bits, kMaxBuckets));
+  // The most keys with ceil(25 n / 96) <= m.
+  return m * kKeysPerStep / kBucketsPerStep;
+}
+
+Status BuildStaticCuckoo(const uint64_t* hashes, size_t count,
+                         uint32_t fingerprint_bits, std::string* out) {
+  Status s = CheckFingerprintBits(fingerprint_bits);
+  if (!s.ok()) return s;
+  // Equal hashes are the same item; more than 8 copies could never fit.
+  std::vector<uint64_t> unique(hashes, hashes + count);
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  out->clear();
+  if (unique.empty()) {
+    AppendHeader(out, fingerprint_bits, 0);
+    return Status::Ok();
+  }
+  uint64_t num_buckets = StaticBuckets(unique.size());
+  for (uint32_t seed = 0;; ++seed) {
+    if (seed > 0 && seed % kSeedsPerSize == 0) {
+      num_buckets += std::max<uint64_t>(1, num_buckets / 100);
+    }
+    if (num_buckets > kMaxBuckets) {
+      return Status::CapacityExceeded(BucketCountError(num_buckets));
+    }
+    out->clear();
+    AppendHeader(out, fingerprint_bits, 1);
+    AppendU32(out, static_cast<uint32_t>(num_buckets));
+    AppendU32(out, seed);
+    AppendU32(out, 0);  // empty stash
+    const size_t slots_at = out->size();
+    out->resize(slots_at +
+                PackedSlotsView::BytesFor(num_buckets, fingerprint_bits));
+    PackedSlots slots(reinterpret_cast<uint8_t*>(&(*out)[slots_at]),
+                      num_buckets, fingerprint_bits);
+    if (FillStaticTable(slots, seed, unique)) return Status::Ok();
+  }
+}
+
+// ---------------------------------------------------------------------------
+// CuckooView
+
+struct CuckooView::Table {
+  PackedSlotsView slots;
+  uint32_t seed = 0;
+  std::vector<StashEntry> stash;
+};
+
+CuckooView::CuckooView() = default;
+CuckooView::~CuckooView() = default;
+CuckooView::CuckooView(CuckooView&&) noexcept = default;
+CuckooView& CuckooView::operator=(CuckooView&&) noexcept = default;
+
+Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
+  FilterKind kind;
+  uint8_t version;
+  Status s = PeekFormat(bytes, &kind, &version);
+  if (!s.ok()) return s;
+  if (kind != FilterKind::kCuckoo) {
+    return Status::InvalidArgument(std::string("not a Cuckoo filter (kind ") +
+                                   FilterKindName(kind) + ")");
+  }
+  if (version != kVersion) {
+    return Status::NotSupported("Cuckoo format version " +
+                                std::to_string(version) +
+                                " is unknown (this build reads version 1)");
+  }
+  if (bytes.size() < kHeaderBytes) {
+    return Status::Corruption("Cuckoo header truncated: " +
+                              std::to_string(bytes.size()) + " of 8 bytes");
+  }
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  const uint32_t fingerprint_bits = data[4];
+  const uint32_t slots_per_bucket = data[5];
+  const uint32_t num_tables = data[6];
+  s = CheckFingerprintBits(fingerprint_bits);
+  if (!s.ok()) return Status::Corruption("Cuckoo header: " + s.message());
+  if (slots_per_bucket != kSlots) {
+    return Status::Corruption("Cuckoo slots_per_bucket must be 4, not " +
+                              std::to_string(slots_per_bucket));
+  }
+  if (num_tables > CuckooLimits::kMaxTables) {
+    return Status::Corruption("Cuckoo num_tables " +
+                              std::to_string(num_tables) + " exceeds 64");
+  }
+  if (data[7] != 0) {
+    return Status::Corruption("Cuckoo reserved header byte is not zero");
+  }
+  const uint32_t max_fingerprint =
+      static_cast<uint32_t>((uint64_t{1} << fingerprint_bits) - 1);
+  CuckooView view;
+  view.fingerprint_bits_ = fingerprint_bits;
+  view.size_bytes_ = bytes.size();
+  size_t pos = kHeaderBytes;
+  for (uint32_t t = 0; t < num_tables; ++t) {
+    const std::string where = "Cuckoo table " + std::to_string(t) + ": ";
+    if (bytes.size() - pos < kTableHeaderBytes) {
+      return Status::Corruption(where + "header truncated");
+    }
+    const uint32_t num_buckets = detail::LoadLittleEndian<uint32_t>(data + pos);
+    Table table;
+    table.seed = detail::LoadLittleEndian<uint32_t>(data + pos + 4);
+    const uint32_t stash_count =
+        detail::LoadLittleEndian<uint32_t>(data + pos + 8);
+    pos += kTableHeaderBytes;
+    if (num_buckets == 0) {
+      return Status::Corruption(where + "num_buckets is 0");
+    }
+    const size_t slot_bytes =
+        PackedSlotsView::BytesFor(num_buckets, fingerprint_bits);
+    if (bytes.size() - pos < slot_bytes) {
+      return Status::Corruption(
+          where + "slots truncated: " + std::to_string(num_buckets) +
+          " buckets need " + std::to_string(slot_bytes) + " bytes, " +
+          std::to_string(bytes.size() - pos) + " remain");
+    }
+    table.slots = PackedSlotsView(data + pos, num_buckets, fingerprint_bits);
+    pos += slot_bytes;
+    if ((bytes.size() - pos) / kStashEntryBytes < stash_count) {
+      return Status::Corruption(
+          where + "stash truncated: " + std::to_string(stash_count) +
+          " entries need " + std::to_string(stash_count * kStashEntryBytes) +
+          " bytes, " + std::to_string(bytes.size() - pos) + " remain");
+    }
+    table.stash.resize(stash_count);
+    for (StashEntry& e : table.stash) {
+      e.bucket = detail::LoadLittleEndian<uint32_t>(data + pos);
+      e.fingerprint = detail::LoadLittleEndian<uint32_t>(data + pos + 4);
+      pos += kStashEntryBytes;
+      if (e.bucket >= num_buckets) {
+        return Status::Corruption(where + "stash bucket " +
+                                  std::to_string(e.bucket) + " is not below " +
+                                  std::to_string(num_buckets));
+      }
+      if (e.fingerprint == 0 || e.fingerprint > max_fingerprint) {
+        return Status::Corruption(
+            where + "stash fingerprint " + std::to_string(e.fingerprint) +
+            " is not a nonzero " + std::to_string(fingerprint_bits) +
+            "-bit value");
+      }
+    }
+    view.tables_.push_back(std::move(table));
+  }
+  if (pos != bytes.size()) {
+    return Status::Corruption(std::to_string(bytes.size() - pos) +
+                              " trailing bytes after the last Cuckoo table");
+  }
+  *out = std::move(view);
+  return Status::Ok();
+}
+
+bool CuckooView::may_contain(uint64_t hash) const {
+  for (const Table& t : tables_) {
+    if (TableMayContain(t.slots, t.seed, t.stash, hash)) return true;
+  }
+  return false;
+}
+
+bool CuckooView::may_contain_key(std::string_view key) const {
+  return may_contain(HashKey(key));
+}
+
+void CuckooView::may_contain_batch(const uint64_t* hashes, size_t count,
+                                   bool* results) const {
+  std::fill(results, results + count, false);
+  constexpr size_t kGroup = 16;
+  Location group[kGroup];
+  for (const Table& t : tables_) {
+    for (size_t start = 0; start < count; start += kGroup) {
+      const size_t n = std::min(kGroup, count - start);
+      for (size_t i = 0; i < n; ++i) {
+        group[i] = Locate(hashes[start + i], t.seed, t.slots);
+        __builtin_prefetch(t.slots.BucketAddress(group[i].bucket));
+        __builtin_prefetch(t.slots.BucketAddress(group[i].alternate));
+      }
+      for (size_t i = 0; i < n; ++i) {
+        results[start + i] =
+            results[start + i] || Probe(t.slots, t.stash, group[i]);
+      }
+    }
+  }
+}
+
+uint32_t CuckooView::fingerprint_bits() const { return fingerprint_bits_; }
+
+uint32_t CuckooView::num_tables() const {
+  return static_cast<uint32_t>(tables_.size());
+}
+
+uint64_t CuckooView::num_buckets() const {
+  uint64_t n = 0;
+  for (const Table& t : tables_) n += t.slots.num_buckets();
+  return n;
+}
+
+uint64_t CuckooView::num_items() const {
+  uint64_t n = 0;
+  for (const Table& t : tables_) n += t.slots.CountOccupied() + t.stash.size();
+  return n;
+}
+
+double CuckooView::load() const {
+  uint64_t occupied = 0;
+  for (const Table& t : tables_) occupied += t.slots.CountOccupied();
+  const uint64_t slots = num_buckets() * kSlots;
+  return slots == 0 ? 0.0 : static_cast<double>(occupied) / slots;
+}
+
+size_t CuckooView::size_bytes() const { return size_bytes_; }
+
+double CuckooView::estimated_fpr() const {
+  if (tables_.empty()) return 0.0;
+  // A stored fingerprint equals the query's with p = 1/(2^f - 1). A table
+  // compares 2 buckets, on average 2 * 4 * load items, and each stash entry
+  // matches when it is in one of the two buckets (2/m) with that p.
+  const double log_miss = std::log1p(
+      -1.0 / static_cast<double>((uint64_t{1} << fingerprint_bits_) - 1));
+  double log_pass = 0.0;
+  for (const Table& t : tables_) {
+    const double m = static_cast<double>(t.slots.num_buckets());
+    const double items_compared =
+        2.0 * static_cast<double>(t.slots.CountOccupied()) / m;
+    log_pass += items_compared * log_miss;
+    log_pass += static_cast<double>(t.stash.size()) *
+                std::log1p(std::min(1.0, 2.0 / m) * std::expm1(log_miss));
+  }
+  return -std::expm1(log_pass);
+}
+
+// ---------------------------------------------------------------------------
+// CuckooFilter
+
+struct CuckooFilter::Impl {
+  struct Table {
+    std::vector<uint8_t> bytes;
+    uint64_t num_buckets;
+    uint32_t seed;
+    std::vector<StashEntry> stash;
+  };
+
+  uint32_t fingerprint_bits = 12;
+  std::vector<Table> tables;
+  uint64_t size = 0;
+  KickRng rng{kDynamicRngSeed};
+
+  PackedSlots Slots(Table& t) {
+    return PackedSlots(t.bytes.data(), t.num_buckets, fingerprint_bits);
+  }
+  PackedSlotsView Slots(const Table& t) const {
+    return PackedSlotsView(t.bytes.data(), t.num_buckets, fingerprint_bits);
+  }
+
+  void AddTable(uint64_t num_buckets, uint32_t seed) {
+    Table t;
+    t.bytes.assign(PackedSlotsView::BytesFor(num_buckets, fingerprint_bits), 0);
+    t.num_buckets = num_buckets;
+    t.seed = seed;
+    tables.push_back(std::move(t));
+  }
+
+  // Chains a table with twice the buckets of the newest (as a scalable
+  // Bloom filter does) and its own seed, so the items that collided in
+  // the old tables spread differently in the new one.
+  Status Grow() {
+    if (tables.size() >= CuckooLimits::kMaxTables) {
+      return Status::CapacityExceeded(
+          "the cuckoo filter already has 64 tables");
+    }
+    const uint64_t num_buckets =
+        tables.empty() ? 1 : 2 * tables.back().num_buckets;
+    if (num_buckets > kMaxBuckets) {
+      return Status::CapacityExceeded(BucketCountError(num_buckets));
+    }
+    AddTable(num_buckets, tables.empty() ? 0 : tables.back().seed + 1);
+    return Status::Ok();
+  }
+
+  uint32_t CountCopies(uint64_t hash) const {
+    uint32_t copies = 0;
+    for (const Table& t : tables) {
+      const PackedSlotsView slots = Slots(t);
+      const Location loc = Locate(hash, t.seed, slots);
+      copies += slots.Count(loc.bucket, loc.fingerprint);
+      if (loc.alternate != loc.bucket) {
+        copies += slots.Count(loc.alternate, loc.fingerprint);
+      }
+      for (const StashEntry& e : t.stash) copies += StashMatches(e, loc);
+    }
+    return copies;
+  }
+
+  // After a slot was freed: give the stashed items another walk.
+  void ReturnStashToTable(Table& t) {
+    std::vector<StashEntry> waiting;
+    waiting.swap(t.stash);
+    PackedSlots slots = Slots(t);
+    for (const StashEntry& e : waiting) {
+      const Location loc{
+          e.bucket, AlternateBucket(e.bucket, e.fingerprint, t.num_buckets),
+          e.fingerprint};
+      StashEntry homeless;
+      if (!Place(slots, loc, kMaxKicks, rng, &homeless)) {
+        t.stash.push_back(homeless);
+      }
+    }
+  }
+};
+
+CuckooFilter::CuckooFilter() : impl_(std::make_unique<Impl>()) {}
+CuckooFilter::~CuckooFilter() = default;
+CuckooFilter::CuckooFilter(CuckooFilter&&) noexcept = default;
+CuckooFilter& CuckooFilter::operator=(CuckooFilter&&) noexcept = default;
+
+Status CuckooFilter::Create(uint32_t fingerprint_bits, uint64_t expected_items,
+                            CuckooFilter* out) {
+  Status s = CheckFingerprintBits(fingerprint_bits);
+  if (!s.ok()) return s;
+  const uint64_t num_buckets =
+      std::max<uint64_t>(1, StaticBuckets(expected_items));
+  if (num_buckets > kMaxBuckets) {
+    return Status::CapacityExceeded(BucketCountError(num_buckets));
+  }
+  CuckooFilter filter;
+  filter.impl_->fingerprint_bits = fingerprint_bits;
+  filter.impl_->AddTable(num_buckets, 0);
+  *out = std::move(filter);
+  return Status::Ok();
+}
+
+Status CuckooFilter::Deserialize(std::string_view bytes, CuckooFilter* out) {
+  CuckooView view;
+  Status s = CuckooView::Parse(bytes, &view);
+  if (!s.ok()) return s;
+  CuckooFilter filter;
+  Impl& d = *filter.impl_;
+  d.fingerprint_bits = view.fingerprint_bits();
+  for (const CuckooView::Table& v : view.tables_) {
+    Impl::Table t;
+    t.bytes.assign(v.slots.data(), v.slots.data() + v.slots.size_bytes());
+    t.num_buckets = v.slots.num_buckets();
+    t.seed = v.seed;
+    t.stash = v.stash;
+    d.tables.push_back(std::move(t));
+  }
+  d.size = view.num_items();
+  *out = std::move(filter);
+  return Status::Ok();
+}
+
+Status CuckooFilter::insert(uint64_t hash) {
+  Impl& d = *impl_;
+  if (d.CountCopies(hash) >= CuckooLimits::kMaxDuplicates) {
+    return Status::TooManyDuplicates(
+        "the item's buckets already hold 8 copies of its fingerprint");
+  }
+  // A table whose stash is in use is full.
+  if (d.tables.empty() || !d.tables.back().stash.empty()) {
+    Status s = d.Grow();
+    if (!s.ok()) return s;
+  }
+  Impl::Table& t = d.tables.back();
+  PackedSlots slots = d.Slots(t);
+  StashEntry homeless;
+  if (!Place(slots, Locate(hash, t.seed, slots), kMaxKicks, d.rng, &homeless)) {
+    t.stash.push_back(homeless);
+  }
+  ++d.size;
+  return Status::Ok();
+}
+
+Status CuckooFilter::insert_key(std::string_view key) {
+  return insert(HashKey(key));
+}
+
+Status CuckooFilter::erase(uint64_t hash) {
+  Impl& d = *impl_;
+  for (auto it = d.tables.rbegin(); it != d.tables.rend(); ++it) {
+    Impl::Table& t = *it;
+    PackedSlots slots = d.Slots(t);
+    const Location loc = Locate(hash, t.seed, slots);
+    const auto stashed =
+        std::find_if(t.stash.begin(), t.stash.end(),
+                     [&](const StashEntry& e) { return StashMatches(e, loc); });
+    if (stashed != t.stash.end()) {
+      t.stash.erase(stashed);
+    } else if (slots.TryRemove(loc.bucket, loc.fingerprint) ||
+               slots.TryRemove(loc.alternate, loc.fingerprint)) {
+      if (!t.stash.empty()) d.ReturnStashToTable(t);
+    } else {
+      continue;
+    }
+    --d.size;
+    return Status::Ok();
+  }
+  return Status::NotFound("the item is not in the cuckoo filter");
+}
+
+Status CuckooFilter::erase_key(std::string_view key) {
+  return erase(HashKey(key));
+}
+
+bool CuckooFilter::contains(uint64_t hash) const {
+  for (const Impl::Table& t : impl_->tables) {
+    if (TableMayContain(impl_->Slots(t), t.seed, t.stash, hash)) return true;
+  }
+  return false;
+}
+
+bool CuckooFilter::contains_key(std::string_view key) const {
+  return contains(HashKey(key));
+}
+
+uint64_t CuckooFilter::size() const { return impl_->size; }
+
+uint32_t CuckooFilter::num_tables() const {
+  return static_cast<uint32_t>(impl_->tables.size());
+}
+
+std::string CuckooFilter::Serialize() const {
+  std::string out;
+  AppendHeader(&out, impl_->fingerprint_bits, impl_->tables.size());
+  for (const Impl::Table& t : impl_->tables) {
+    AppendTable(&out, impl_->Slots(t), t.seed, t.stash);
+  }
+  return out;
+}
+
+}  // namespace sstfilter

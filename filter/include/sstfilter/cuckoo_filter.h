@@ -56,10 +56,15 @@ struct CuckooLimits {
   static constexpr uint32_t kMaxDuplicates = 2 * kSlotsPerBucket;
 };
 
-// Bytes of a static filter built from `num_keys` distinct keys.
+// Bytes of a static filter built from `num_keys` distinct keys at the
+// first attempt: m = ceil(num_keys / 3.84) buckets (load 0.96). A build
+// whose placements fail with 4 seeds grows m by ~1% and retries, so an
+// unlucky build may be ~1% larger. SIZE_MAX past the format's 2^32-1
+// buckets.
 size_t StaticCuckooBytes(uint64_t num_keys, uint32_t fingerprint_bits);
 
-// The most distinct keys a static filter of at most `bytes` bytes holds.
+// The most distinct keys whose first-attempt static filter fits in `bytes`
+// (the inverse of StaticCuckooBytes); 0 for fingerprint_bits outside 4..32.
 uint64_t StaticCuckooCapacity(size_t bytes, uint32_t fingerprint_bits);
 
 // Builds a static filter holding `hashes` (duplicates allowed, any order)
@@ -92,14 +97,16 @@ class CuckooView {
   uint32_t fingerprint_bits() const;
   uint32_t num_tables() const;
   uint64_t num_buckets() const;  // over all tables
-  uint64_t num_items() const;    // occupied slots plus stash entries
-  double load() const;           // occupied slots / all slots
   size_t size_bytes() const;
+  // The statistics below scan every slot (they are for tools and tests).
+  uint64_t num_items() const;  // occupied slots plus stash entries
+  double load() const;         // occupied slots / all slots
   // Expected FPR of the filter as it is: per table, a query compares
   // against the items in two buckets, each matching with p = 1/(2^f - 1).
   double estimated_fpr() const;
 
  private:
+  friend class CuckooFilter;  // Deserialize copies the parsed tables
   struct Table;
   std::vector<Table> tables_;
   uint32_t fingerprint_bits_ = 0;
@@ -117,6 +124,7 @@ class CuckooView {
 // above.
 class CuckooFilter {
  public:
+  // An empty filter (no tables, 12-bit fingerprints); prefer Create.
   CuckooFilter();
   ~CuckooFilter();
   CuckooFilter(CuckooFilter&&) noexcept;
