@@ -8,3 +8,7 @@ sstfilter_add_test(rocksdb_filter_bits_test
   SOURCES rocksdb_filter_bits_test.cc
   LIBS sstfilter::rocksdb_plugin
   LABELS rocksdb)
+sstfilter_add_test(rocksdb_db_test
+  SOURCES rocksdb_db_test.cc
+  LIBS sstfilter::rocksdb_plugin
+  LABELS rocksdb)
