@@ -23,7 +23,8 @@ constexpr size_t kTableHeaderBytes = 12;
 constexpr size_t kStashEntryBytes = 8;
 constexpr uint32_t kSlots = CuckooLimits::kSlotsPerBucket;
 constexpr uint64_t kMaxBuckets = std::numeric_limits<uint32_t>::max();
-// 2^64 / golden ratio, the usual odd constant to spread a small seed.
+// 2^64 / golden ratio, the usual odd constant to spread a small value (a
+// seed; a fingerprint, for the low bits of a chained table's alternate).
 constexpr uint64_t kSeedMultiplier = 0x9e3779b97f4a7c15ULL;
 // The multiplier of MurmurHash64A (Appleby): spreads a fingerprint before
 // FastRange64 picks R(fp) for the alternate bucket.
@@ -58,15 +59,22 @@ struct Location {
   uint32_t fingerprint;
 };
 
-// alternate(i, fp) = (R(fp) - i) mod m: applying it twice gives i back.
+// alternate_t(i, fp) of table `level` t of a chain (see the header):
+// (R_0(fp) - i) mod m_0 on the top bits, an fp-derived XOR on the low t.
+// Applying it twice gives i back.
 inline uint64_t AlternateBucket(uint64_t bucket, uint32_t fingerprint,
-                                uint64_t num_buckets) {
-  const uint64_t r =
-      FastRange64(fingerprint * kAlternateMultiplier, num_buckets);
-  return r >= bucket ? r - bucket : r + num_buckets - bucket;
+                                uint64_t num_buckets, uint32_t level) {
+  const uint64_t base = num_buckets >> level;
+  const uint64_t high = bucket >> level;
+  const uint64_t r = FastRange64(fingerprint * kAlternateMultiplier, base);
+  const uint64_t alternate_high = r >= high ? r - high : r + base - high;
+  if (level == 0) return alternate_high;
+  const uint64_t flip = (fingerprint * kSeedMultiplier) >> (64 - level);
+  return (alternate_high << level) |
+         ((bucket ^ flip) & ((uint64_t{1} << level) - 1));
 }
 
-inline Location Locate(uint64_t hash, uint32_t seed,
+inline Location Locate(uint64_t hash, uint32_t seed, uint32_t level,
                        const PackedSlotsView& slots) {
   const uint64_t hs =
       seed == 0 ? hash : Remix64(hash ^ (seed * kSeedMultiplier));
@@ -76,7 +84,7 @@ inline Location Locate(uint64_t hash, uint32_t seed,
   const uint32_t fingerprint =
       1 + FastRange32(static_cast<uint32_t>(hs), fp_range);
   const uint64_t bucket = FastRange64(hs, m);
-  return {bucket, AlternateBucket(bucket, fingerprint, m), fingerprint};
+  return {bucket, AlternateBucket(bucket, fingerprint, m, level), fingerprint};
 }
 
 inline bool StashMatches(const StashEntry& e, const Location& loc) {
@@ -96,9 +104,10 @@ inline bool Probe(const PackedSlotsView& slots,
 }
 
 inline bool TableMayContain(const PackedSlotsView& slots, uint32_t seed,
+                            uint32_t level,
                             const std::vector<StashEntry>& stash,
                             uint64_t hash) {
-  const Location loc = Locate(hash, seed, slots);
+  const Location loc = Locate(hash, seed, level, slots);
   // Start the second bucket's load before the first is compared: an absent
   // key then costs about one memory latency, not two.
   __builtin_prefetch(slots.BucketAddress(loc.alternate));
@@ -123,8 +132,8 @@ class KickRng {
 // Puts the item at `loc` into one of its buckets, kicking residents along a
 // random walk (Fan et al., Algorithm 1) at most `max_kicks` times. On false,
 // *homeless is the item (maybe another one) that is now in no slot.
-bool Place(PackedSlots& slots, const Location& loc, uint32_t max_kicks,
-           KickRng& rng, StashEntry* homeless) {
+bool Place(PackedSlots& slots, uint32_t level, const Location& loc,
+           uint32_t max_kicks, KickRng& rng, StashEntry* homeless) {
   if (slots.TryAdd(loc.bucket, loc.fingerprint) ||
       slots.TryAdd(loc.alternate, loc.fingerprint)) {
     return true;
@@ -133,7 +142,7 @@ bool Place(PackedSlots& slots, const Location& loc, uint32_t max_kicks,
   uint32_t fingerprint = loc.fingerprint;
   for (uint32_t kick = 0; kick < max_kicks; ++kick) {
     fingerprint = slots.Exchange(current, rng.Next() % kSlots, fingerprint);
-    current = AlternateBucket(current, fingerprint, slots.num_buckets());
+    current = AlternateBucket(current, fingerprint, slots.num_buckets(), level);
     if (slots.TryAdd(current, fingerprint)) return true;
   }
   *homeless = {static_cast<uint32_t>(current), fingerprint};
@@ -200,12 +209,12 @@ bool FillStaticTable(PackedSlots& slots, uint32_t seed,
   constexpr size_t kAhead = 8;
   for (size_t i = 0; i < hashes.size(); ++i) {
     if (i + kAhead < hashes.size()) {
-      const Location ahead = Locate(hashes[i + kAhead], seed, slots);
+      const Location ahead = Locate(hashes[i + kAhead], seed, 0, slots);
       __builtin_prefetch(slots.BucketAddress(ahead.bucket), 1);
       __builtin_prefetch(slots.BucketAddress(ahead.alternate), 1);
     }
-    if (!Place(slots, Locate(hashes[i], seed, slots), kStaticMaxKicks, rng,
-               &homeless)) {
+    if (!Place(slots, 0, Locate(hashes[i], seed, 0, slots), kStaticMaxKicks,
+               rng, &homeless)) {
       return false;
     }
   }
@@ -281,6 +290,7 @@ Status BuildStaticCuckoo(const uint64_t* hashes, size_t count,
 struct CuckooView::Table {
   PackedSlotsView slots;
   uint32_t seed = 0;
+  uint32_t level = 0;  // t: the index in the chain
   std::vector<StashEntry> stash;
 };
 
@@ -330,6 +340,8 @@ Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
   view.fingerprint_bits_ = fingerprint_bits;
   view.size_bytes_ = bytes.size();
   size_t pos = kHeaderBytes;
+  uint64_t first_num_buckets = 0;
+  uint32_t first_seed = 0;
   for (uint32_t t = 0; t < num_tables; ++t) {
     const std::string where = "Cuckoo table " + std::to_string(t) + ": ";
     if (bytes.size() - pos < kTableHeaderBytes) {
@@ -344,6 +356,20 @@ Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
     if (num_buckets == 0) {
       return Status::Corruption(where + "num_buckets is 0");
     }
+    if (t == 0) {
+      first_num_buckets = num_buckets;
+      first_seed = table.seed;
+    } else if (t >= 32 || (first_num_buckets << t) != num_buckets) {
+      return Status::Corruption(where + "num_buckets " +
+                                std::to_string(num_buckets) + " is not 2^" +
+                                std::to_string(t) + " times table 0's " +
+                                std::to_string(first_num_buckets));
+    } else if (table.seed != first_seed) {
+      return Status::Corruption(where + "seed " + std::to_string(table.seed) +
+                                " differs from table 0's " +
+                                std::to_string(first_seed));
+    }
+    table.level = t;
     const size_t slot_bytes =
         PackedSlotsView::BytesFor(num_buckets, fingerprint_bits);
     if (bytes.size() - pos < slot_bytes) {
@@ -389,7 +415,7 @@ Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
 
 bool CuckooView::may_contain(uint64_t hash) const {
   for (const Table& t : tables_) {
-    if (TableMayContain(t.slots, t.seed, t.stash, hash)) return true;
+    if (TableMayContain(t.slots, t.seed, t.level, t.stash, hash)) return true;
   }
   return false;
 }
@@ -407,7 +433,7 @@ void CuckooView::may_contain_batch(const uint64_t* hashes, size_t count,
     for (size_t start = 0; start < count; start += kGroup) {
       const size_t n = std::min(kGroup, count - start);
       for (size_t i = 0; i < n; ++i) {
-        group[i] = Locate(hashes[start + i], t.seed, t.slots);
+        group[i] = Locate(hashes[start + i], t.seed, t.level, t.slots);
         __builtin_prefetch(t.slots.BucketAddress(group[i].bucket));
         __builtin_prefetch(t.slots.BucketAddress(group[i].alternate));
       }
@@ -473,6 +499,7 @@ struct CuckooFilter::Impl {
     std::vector<uint8_t> bytes;
     uint64_t num_buckets;
     uint32_t seed;
+    uint32_t level;  // t: the index in the chain
     std::vector<StashEntry> stash;
   };
 
@@ -493,23 +520,19 @@ struct CuckooFilter::Impl {
     t.bytes.assign(PackedSlotsView::BytesFor(num_buckets, fingerprint_bits), 0);
     t.num_buckets = num_buckets;
     t.seed = seed;
+    t.level = static_cast<uint32_t>(tables.size());
     tables.push_back(std::move(t));
   }
 
-  // Chains a table with twice the buckets of the newest (as a scalable
-  // Bloom filter does) and its own seed, so the items that collided in
-  // the old tables spread differently in the new one.
+  // Chains a table with twice the buckets of the newest and the same seed
+  // (the header's "Chains" rule); a filter without tables starts at 1.
   Status Grow() {
-    if (tables.size() >= CuckooLimits::kMaxTables) {
-      return Status::CapacityExceeded(
-          "the cuckoo filter already has 64 tables");
-    }
     const uint64_t num_buckets =
         tables.empty() ? 1 : 2 * tables.back().num_buckets;
     if (num_buckets > kMaxBuckets) {
       return Status::CapacityExceeded(BucketCountError(num_buckets));
     }
-    AddTable(num_buckets, tables.empty() ? 0 : tables.back().seed + 1);
+    AddTable(num_buckets, tables.empty() ? 0 : tables[0].seed);
     return Status::Ok();
   }
 
@@ -517,7 +540,7 @@ struct CuckooFilter::Impl {
     uint32_t copies = 0;
     for (const Table& t : tables) {
       const PackedSlotsView slots = Slots(t);
-      const Location loc = Locate(hash, t.seed, slots);
+      const Location loc = Locate(hash, t.seed, t.level, slots);
       copies += slots.Count(loc.bucket, loc.fingerprint);
       if (loc.alternate != loc.bucket) {
         copies += slots.Count(loc.alternate, loc.fingerprint);
@@ -534,10 +557,11 @@ struct CuckooFilter::Impl {
     PackedSlots slots = Slots(t);
     for (const StashEntry& e : waiting) {
       const Location loc{
-          e.bucket, AlternateBucket(e.bucket, e.fingerprint, t.num_buckets),
+          e.bucket,
+          AlternateBucket(e.bucket, e.fingerprint, t.num_buckets, t.level),
           e.fingerprint};
       StashEntry homeless;
-      if (!Place(slots, loc, kMaxKicks, rng, &homeless)) {
+      if (!Place(slots, t.level, loc, kMaxKicks, rng, &homeless)) {
         t.stash.push_back(homeless);
       }
     }
@@ -577,6 +601,7 @@ Status CuckooFilter::Deserialize(std::string_view bytes, CuckooFilter* out) {
     t.bytes.assign(v.slots.data(), v.slots.data() + v.slots.size_bytes());
     t.num_buckets = v.slots.num_buckets();
     t.seed = v.seed;
+    t.level = v.level;
     t.stash = v.stash;
     d.tables.push_back(std::move(t));
   }
@@ -599,7 +624,8 @@ Status CuckooFilter::insert(uint64_t hash) {
   Impl::Table& t = d.tables.back();
   PackedSlots slots = d.Slots(t);
   StashEntry homeless;
-  if (!Place(slots, Locate(hash, t.seed, slots), kMaxKicks, d.rng, &homeless)) {
+  if (!Place(slots, t.level, Locate(hash, t.seed, t.level, slots), kMaxKicks,
+             d.rng, &homeless)) {
     t.stash.push_back(homeless);
   }
   ++d.size;
@@ -615,7 +641,7 @@ Status CuckooFilter::erase(uint64_t hash) {
   for (auto it = d.tables.rbegin(); it != d.tables.rend(); ++it) {
     Impl::Table& t = *it;
     PackedSlots slots = d.Slots(t);
-    const Location loc = Locate(hash, t.seed, slots);
+    const Location loc = Locate(hash, t.seed, t.level, slots);
     const auto stashed =
         std::find_if(t.stash.begin(), t.stash.end(),
                      [&](const StashEntry& e) { return StashMatches(e, loc); });
@@ -639,7 +665,9 @@ Status CuckooFilter::erase_key(std::string_view key) {
 
 bool CuckooFilter::contains(uint64_t hash) const {
   for (const Impl::Table& t : impl_->tables) {
-    if (TableMayContain(impl_->Slots(t), t.seed, t.stash, hash)) return true;
+    if (TableMayContain(impl_->Slots(t), t.seed, t.level, t.stash, hash)) {
+      return true;
+    }
   }
   return false;
 }
