@@ -71,8 +71,8 @@ void Measure(const View& view, const std::vector<uint64_t>& present,
   }
   row->batched_ns = NsPerItem(start, absent.size() / kBatch * kBatch);
   row->estimated_fpr = view.estimated_fpr();
-  static volatile uint64_t sink;  // keeps the batched loop from being elided
-  sink = batched_hits;
+  // Keeps the batched loop from being elided (as benchmark::DoNotOptimize).
+  asm volatile("" : : "r"(batched_hits) : "memory");
 }
 
 }  // namespace
