@@ -1,0 +1,112 @@
+// Shared by the tools_*_test suites: small databases with one SST each,
+// built with a chosen filter policy and table format, in temporary
+// directories.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocksdb/db.h"
+#include "rocksdb/options.h"
+#include "rocksdb/table.h"
+#include "rocksdb_test_support.h"
+
+namespace sstfilter::tools_testing {
+
+namespace rdb = ROCKSDB_NAMESPACE;
+namespace fs = std::filesystem;
+using rocksdb_testing::Keys;
+
+// A directory that is removed with everything in it at scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern =
+        (fs::temp_directory_path() / "sstfilter-tools-XXXXXX").string();
+    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    if (!path_.empty()) fs::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// What a test database is made of.
+struct DbSpec {
+  std::string policy;  // a FilterPolicy::CreateFromString value; "" = none
+  bool partitioned = false;
+  int format_version = 5;
+  rdb::ChecksumType checksum = rdb::kXXH3;
+  int index_block_restart_interval = 1;
+  size_t num_keys = 10000;
+};
+
+// The keys a test database holds: "key<i>" for i < num_keys.
+inline std::vector<std::string> DbKeys(const DbSpec& spec) {
+  return Keys("key", spec.num_keys);
+}
+// Keys it does not hold.
+inline std::vector<std::string> AbsentKeys(size_t count) {
+  return Keys("absent", count);
+}
+
+inline rdb::Options DbOptions(const DbSpec& spec) {
+  rdb::Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = 64 << 20;  // one explicit flush, one SST
+  options.disable_auto_compactions = true;
+  rdb::BlockBasedTableOptions table;
+  if (!spec.policy.empty()) {
+    const rdb::Status s =
+        rocksdb_testing::MakePolicy(spec.policy, &table.filter_policy);
+    EXPECT_TRUE(s.ok()) << spec.policy << ": " << s.ToString();
+  }
+  table.format_version = spec.format_version;
+  table.checksum = spec.checksum;
+  table.index_block_restart_interval = spec.index_block_restart_interval;
+  if (spec.partitioned) {
+    table.partition_filters = true;
+    table.index_type = rdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+    table.metadata_block_size = 1024;  // many partitions from few keys
+  }
+  options.table_factory.reset(rdb::NewBlockBasedTableFactory(table));
+  return options;
+}
+
+// Writes DbKeys(spec) into a new DB at `dir`, flushes them into one SST and
+// closes the DB. Returns the SST's path, or "" after a test failure.
+inline std::string BuildDb(const std::string& dir, const DbSpec& spec) {
+  rdb::DB* raw = nullptr;
+  rdb::Status s = rdb::DB::Open(DbOptions(spec), dir, &raw);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  if (!s.ok()) return "";
+  std::unique_ptr<rdb::DB> db(raw);
+  rdb::WriteOptions write_options;
+  write_options.disableWAL = true;
+  for (const std::string& key : DbKeys(spec)) {
+    s = db->Put(write_options, key, "value-" + key);
+    if (!s.ok()) break;
+  }
+  if (s.ok()) s = db->Flush(rdb::FlushOptions());
+  if (s.ok()) s = db->Close();
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  std::vector<std::string> ssts;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() == ".sst") ssts.push_back(entry.path());
+  }
+  EXPECT_EQ(ssts.size(), 1u) << "expected one SST in " << dir;
+  return ssts.size() == 1 ? ssts.front() : "";
+}
+
+}  // namespace sstfilter::tools_testing

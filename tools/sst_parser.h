@@ -1,0 +1,155 @@
+// sst_parser.h: a small, bounds-checked reader of RocksDB's block-based
+// table files, just enough to find their filter blocks.
+//
+// It reads the footer, the metaindex block, the table properties and the
+// index of a partitioned filter, and verifies every block's trailer. It
+// never reads data or index blocks, and it uses no RocksDB code: RocksDB's
+// internal readers depend on NDEBUG-sensitive class layouts. The format is
+// described by RocksDB 7.8's table/format.{h,cc} (footer, block handle,
+// trailer), table/block_based/block_builder.cc (restart-array blocks) and
+// table/meta_blocks.cc (properties); format_version 0 to 5 are understood.
+//
+// Every function returns a Status: malformed bytes give Corruption, valid
+// features this reader does not handle give NotSupported. No input makes
+// them read out of bounds.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sstfilter/status.h"
+
+namespace sstfilter::sst {
+
+// A file's bytes, read at any offset.
+class Source {
+ public:
+  virtual ~Source() = default;
+  virtual uint64_t size() const = 0;
+  // Replaces *out with the `n` bytes at `offset`; Corruption if they are
+  // not all inside the file.
+  virtual Status Read(uint64_t offset, size_t n, std::string* out) const = 0;
+};
+
+// A file held in memory (tests, fuzzing).
+class StringSource : public Source {
+ public:
+  explicit StringSource(std::string_view bytes) : bytes_(bytes) {}
+  uint64_t size() const override { return bytes_.size(); }
+  Status Read(uint64_t offset, size_t n, std::string* out) const override;
+
+ private:
+  std::string_view bytes_;
+};
+
+// Opens `path` for reading; NotFound (with the system's reason) on failure.
+Status OpenFileSource(const std::string& path, std::unique_ptr<Source>* out);
+
+// Where a block lies: its offset and its size without the 5-byte trailer.
+struct BlockHandle {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+// RocksDB's ChecksumType values (include/rocksdb/table.h).
+enum class ChecksumType : uint8_t {
+  kNone = 0,
+  kCrc32c = 1,
+  kXxHash = 2,
+  kXxHash64 = 3,
+  kXxh3 = 4,
+};
+const char* ChecksumTypeName(ChecksumType type);
+
+struct Footer {
+  uint32_t format_version = 0;  // 0: the legacy footer
+  ChecksumType checksum_type = ChecksumType::kCrc32c;
+  BlockHandle metaindex;
+  BlockHandle index;
+};
+
+// Reads the footer at the end of the file. NotSupported for plain and
+// cuckoo tables, Corruption if the file does not end in a table magic.
+Status ReadFooter(const Source& file, Footer* footer);
+
+// Reads the block at `handle` into *contents after checking its trailer:
+// the checksum of `footer.checksum_type` and no compression (RocksDB never
+// compresses filter and meta blocks).
+Status ReadBlock(const Source& file, const Footer& footer,
+                 const BlockHandle& handle, std::string* contents);
+
+// One entry of a restart-array block, its key expanded.
+struct BlockEntry {
+  std::string key;
+  std::string value;
+};
+
+// Parses every entry of a block whose entries carry a value length (meta,
+// properties and format_version < 4 index blocks).
+Status ParseBlock(std::string_view block, std::vector<BlockEntry>* entries);
+
+// One entry of an index block: a separator key and the handle it names.
+struct IndexEntry {
+  std::string key;
+  BlockHandle handle;
+};
+
+// Parses an index block. With `value_delta_encoded` (the table property
+// rocksdb.index.value.is.delta.encoded, format_version >= 4) entries have
+// no value length, and an entry whose key shares a prefix with the previous
+// one stores only its size delta; it follows the previous block.
+Status ParseIndexBlock(std::string_view block, bool value_delta_encoded,
+                       std::vector<IndexEntry>* entries);
+
+// How an SST holds its filter.
+enum class FilterLayout {
+  kNone,         // no filter block
+  kFull,         // one "fullfilter.<name>" block
+  kPartitioned,  // "partitionedfilter.<name>": an index over partitions
+};
+const char* FilterLayoutName(FilterLayout layout);
+
+// One filter partition: the separator that ends its key range (a user key:
+// any sequence-number suffix is removed) and where its bytes lie.
+struct FilterPartition {
+  std::string last_user_key;
+  BlockHandle handle;
+};
+
+// What a table says about itself and where its filter is.
+struct Table {
+  Footer footer;
+  std::map<std::string, BlockHandle> meta_blocks;  // the metaindex
+  // Raw property values by name ("rocksdb.num.entries", ...); integers are
+  // varint64 strings, read them with IntProperty.
+  std::map<std::string, std::string> properties;
+
+  FilterLayout filter_layout = FilterLayout::kNone;
+  std::string filter_meta_name;    // e.g. "fullfilter.sstfilter"
+  std::string compatibility_name;  // e.g. "sstfilter"
+  BlockHandle filter_handle;       // the filter, or the partition index
+  std::vector<FilterPartition> partitions;  // kPartitioned only
+
+  // The integer property `name`; false if absent or malformed.
+  bool IntProperty(const std::string& name, uint64_t* value) const;
+  // The string property `name`, or "" if absent.
+  std::string StringProperty(const std::string& name) const;
+};
+
+// Reads the footer, metaindex and properties, locates the filter and, for a
+// partitioned filter, reads its partition index. A table without a
+// properties block or without a filter is valid (filter_layout kNone).
+Status ReadTable(const Source& file, Table* table);
+
+// The partition RocksDB consults for `user_key` under the bytewise
+// comparator: the first whose separator is >= the key, else the last one
+// (as PartitionedFilterBlockReader::GetFilterPartitionHandle). `partitions`
+// must not be empty.
+size_t PartitionFor(const std::vector<FilterPartition>& partitions,
+                    std::string_view user_key);
+
+}  // namespace sstfilter::sst
