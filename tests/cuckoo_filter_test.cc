@@ -112,7 +112,7 @@ std::vector<TableInfo> ReadTables(const std::string& bytes) {
     info.offset = pos;
     info.size = 12 +
                 detail::PackedSlotsView::BytesFor(info.num_buckets, data[4]) +
-                8 * info.stash_count;
+                size_t{8} * info.stash_count;
     pos += info.size;
     tables.push_back(info);
   }

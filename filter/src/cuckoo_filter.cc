@@ -467,7 +467,9 @@ double CuckooView::load() const {
   uint64_t occupied = 0;
   for (const Table& t : tables_) occupied += t.slots.CountOccupied();
   const uint64_t slots = num_buckets() * kSlots;
-  return slots == 0 ? 0.0 : static_cast<double>(occupied) / slots;
+  return slots == 0
+             ? 0.0
+             : static_cast<double>(occupied) / static_cast<double>(slots);
 }
 
 size_t CuckooView::size_bytes() const { return size_bytes_; }
