@@ -364,6 +364,14 @@ void ExpectFilteredAtModelRate(const FilterStats& s, uint64_t lookups,
   EXPECT_LE(reads_per_lookup, bound * files_per_lookup) << what;
 }
 
+// "sstfilter.Cuckoo:12" -> "Cuckoo": a policy's test name.
+std::string ShortName(const std::string& policy) {
+  return policy.substr(10, policy.find(':') - 10);
+}
+std::string PolicyTestName(const ::testing::TestParamInfo<const char*>& info) {
+  return ShortName(info.param);
+}
+
 class LeveledDbTest : public ::testing::TestWithParam<const char*> {};
 
 // >= 1M keys, Snappy, L0..L3: the acceptance test of issue 3.
@@ -418,11 +426,7 @@ INSTANTIATE_TEST_SUITE_P(Policies, LeveledDbTest,
                          ::testing::Values("sstfilter.BlockedBloom:10",
                                            "sstfilter.Cuckoo:12",
                                            "sstfilter.Hybrid:10:2"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string name = info.param;
-                           name = name.substr(10, name.find(':') - 10);
-                           return name;
-                         });
+                         PolicyTestName);
 
 // Partitioned filters size their partitions with ApproximateNumEntries:
 // the average partition must come out near metadata_block_size.
@@ -483,10 +487,7 @@ TEST_P(PartitionedDbTest, EveryKeyFoundAndPartitionsSizedToMetadataBlock) {
 INSTANTIATE_TEST_SUITE_P(Policies, PartitionedDbTest,
                          ::testing::Values("sstfilter.BlockedBloom:10",
                                            "sstfilter.Cuckoo:12"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string name = info.param;
-                           return name.substr(10, name.find(':') - 10);
-                         });
+                         PolicyTestName);
 
 // Prefix filtering: keys "<8-byte prefix>:<item>", a fixed 8-byte prefix
 // extractor, prefix seeks, and whole-key filtering on or off.
@@ -608,8 +609,7 @@ INSTANTIATE_TEST_SUITE_P(
                                          "sstfilter.Cuckoo:12"),
                        ::testing::Bool()),
     [](const ::testing::TestParamInfo<std::tuple<const char*, bool>>& info) {
-      std::string name = std::get<0>(info.param);
-      return name.substr(10, name.find(':') - 10) +
+      return ShortName(std::get<0>(info.param)) +
              (std::get<1>(info.param) ? "_WholeKey" : "_PrefixOnly");
     });
 
@@ -942,10 +942,7 @@ TEST_P(CorruptFilterTest, UnparsableFilterBlockDegradesToMayMatch) {
 INSTANTIATE_TEST_SUITE_P(Policies, CorruptFilterTest,
                          ::testing::Values("sstfilter.BlockedBloom:10",
                                            "sstfilter.Cuckoo:12"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string name = info.param;
-                           return name.substr(10, name.find(':') - 10);
-                         });
+                         PolicyTestName);
 
 // Readers are shared by all threads of a DB: many Gets and MultiGets at
 // once, over both filter kinds.

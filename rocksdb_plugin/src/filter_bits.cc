@@ -108,8 +108,8 @@ std::string_view ToView(const Slice& s) { return s.ToStringView(); }
 
 class AlwaysMayMatchReader : public FilterBitsReader {
  public:
-  bool MayMatch(const Slice&) override { return true; }
-  void MayMatch(int num_keys, Slice**, bool* may_match) override {
+  bool MayMatch(const Slice& /*key*/) override { return true; }
+  void MayMatch(int num_keys, Slice** /*keys*/, bool* may_match) override {
     std::fill(may_match, may_match + std::max(num_keys, 0), true);
   }
 };
@@ -240,7 +240,7 @@ class BitsBuilder : public FilterBitsBuilder {
     // SerializedSize grows with the key count: binary search, from the
     // bound that at least 1 bit per key gives.
     size_t fits = 0;
-    size_t too_many = bytes * 8 + 1;
+    size_t too_many = std::min(bytes, SIZE_MAX / 8 - 1) * 8 + 1;
     while (too_many - fits > 1) {
       const size_t mid = fits + (too_many - fits) / 2;
       if (BlockedBloomParams::ForBitsPerKey(mid, config_.bits_per_key)

@@ -176,7 +176,8 @@ class BlockedBloomPolicy : public SstfilterPolicy {
 };
 
 // fingerprint_bits: 0 (the width chosen from bits/key) or 4..32.
-RocksStatus ParseFingerprintBits(const ConfigOptions&, const std::string& name,
+RocksStatus ParseFingerprintBits(const ConfigOptions& /*options*/,
+                                 const std::string& name,
                                  const std::string& value, void* addr) {
   int bits = -1;
   if (!ParseInt(value, &bits) ||
@@ -191,20 +192,25 @@ RocksStatus ParseFingerprintBits(const ConfigOptions&, const std::string& name,
   return RocksStatus::OK();
 }
 
-const std::unordered_map<std::string, OptionTypeInfo> kCuckooOptionsInfo = {
-    {"fingerprint_bits",
-     OptionTypeInfo(0, ROCKSDB_NAMESPACE::OptionType::kUInt32T,
-                    ROCKSDB_NAMESPACE::OptionVerificationType::kNormal,
-                    ROCKSDB_NAMESPACE::OptionTypeFlags::kNone,
-                    ParseFingerprintBits)},
-};
+// A function-local static: safe even if a policy is made during static
+// initialization.
+const std::unordered_map<std::string, OptionTypeInfo>& CuckooOptionsInfo() {
+  static const std::unordered_map<std::string, OptionTypeInfo> info = {
+      {"fingerprint_bits",
+       OptionTypeInfo(0, ROCKSDB_NAMESPACE::OptionType::kUInt32T,
+                      ROCKSDB_NAMESPACE::OptionVerificationType::kNormal,
+                      ROCKSDB_NAMESPACE::OptionTypeFlags::kNone,
+                      ParseFingerprintBits)},
+  };
+  return info;
+}
 
 class CuckooPolicy : public SstfilterPolicy {
  public:
   CuckooPolicy(int64_t millibits, uint32_t auto_fingerprint_bits)
       : SstfilterPolicy(millibits),
         auto_fingerprint_bits_(auto_fingerprint_bits) {
-    RegisterOptions("CuckooOptions", &fingerprint_bits_, &kCuckooOptionsInfo);
+    RegisterOptions("CuckooOptions", &fingerprint_bits_, &CuckooOptionsInfo());
   }
   const char* Name() const override { return kCuckooName; }
   FilterBitsBuilder* GetBuilderWithContext(
