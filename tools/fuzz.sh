@@ -13,11 +13,17 @@ cmake --build "$dir" -j "$(nproc)" --target sstfilter_filter_fuzzer sstfilter_fu
 seeds="$dir/seeds"; corpus="$dir/corpus"
 mkdir -p "$seeds" "$corpus"
 "$dir/tests/fuzz/sstfilter_fuzz_seeds" "$seeds"
+artifacts="$dir/artifacts/"
+mkdir -p "$artifacts"
 for fuzzer in sstfilter_filter_fuzzer; do
   echo "fuzz: $fuzzer for ${seconds}s"
-  "$dir/tests/fuzz/$fuzzer" -max_total_time="$seconds" -print_final_stats=1 \
-    "$corpus" "$seeds" 2>&1 | grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|.*ERROR|==[0-9]+==)' || true
-  # libFuzzer exits non-zero on a finding; re-check so the script fails.
-  "$dir/tests/fuzz/$fuzzer" -runs=0 "$corpus" >/dev/null 2>&1
+  log="$dir/$fuzzer.log"
+  if ! "$dir/tests/fuzz/$fuzzer" -max_total_time="$seconds" -print_final_stats=1 \
+      -artifact_prefix="$artifacts" "$corpus" "$seeds" >"$log" 2>&1; then
+    tail -n 40 "$log"
+    echo "fuzz: $fuzzer FAILED; reproducer in $artifacts" >&2
+    exit 1
+  fi
+  grep -E '^stat::number_of_executed_units' "$log" || true
 done
 echo "fuzz: no crash"
