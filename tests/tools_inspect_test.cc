@@ -160,5 +160,171 @@ TEST_P(InspectPolicyTest, PartitionedFilterReportsEveryPartition) {
 INSTANTIATE_TEST_SUITE_P(Policies, InspectPolicyTest,
                          ::testing::ValuesIn(kPolicies));
 
+// format_version 0 and 1 have the legacy and newer footers, 2 and below
+// index keys with sequence numbers, 4 and up delta-encoded index values
+// (exercised by a restart interval above 1); every checksum type verifies.
+TEST(InspectFormats, EveryFormatVersionAndChecksumTypeIsRead) {
+  const rdb::ChecksumType checksums[] = {
+      rdb::kNoChecksum, rdb::kCRC32c, rdb::kxxHash, rdb::kxxHash64, rdb::kXXH3};
+  for (int format_version = 0; format_version <= 5; ++format_version) {
+    for (rdb::ChecksumType checksum : checksums) {
+      SCOPED_TRACE("format_version " + std::to_string(format_version) +
+                   ", checksum " + std::to_string(checksum));
+      TempDir dir;
+      DbSpec spec;
+      spec.policy = "sstfilter.BlockedBloom:10";
+      spec.partitioned = true;
+      spec.format_version = format_version;
+      spec.checksum = checksum;
+      spec.index_block_restart_interval = 3;
+      spec.num_keys = 3000;
+      const std::string sst = BuildDb(dir.path(), spec);
+      const std::vector<std::string> keys = DbKeys(spec);
+      const FileReport report = InspectFile(sst, keys);
+      ASSERT_TRUE(report.status.ok()) << report.status.ToString();
+      // RocksDB writes format_version 0 only with CRC32c, else 1.
+      const uint32_t written =
+          format_version == 0 && checksum != rdb::kCRC32c ? 1 : format_version;
+      EXPECT_EQ(report.table.footer.format_version, written);
+      EXPECT_EQ(static_cast<int>(report.table.footer.checksum_type),
+                static_cast<int>(checksum));
+      EXPECT_GT(report.blocks.size(), 2u);
+      EXPECT_EQ(report.keys, spec.num_keys);
+      for (const inspect::KeyAnswer& answer : report.answers) {
+        ASSERT_TRUE(answer.answered && answer.may_match) << answer.key;
+      }
+    }
+  }
+}
+
+TEST(InspectFormats, TableWithoutFilterHasNoneAndUnanswerableKeys) {
+  TempDir dir;
+  DbSpec spec;
+  spec.num_keys = 100;
+  const FileReport report = InspectFile(BuildDb(dir.path(), spec), {"key1"});
+  ASSERT_TRUE(report.status.ok()) << report.status.ToString();
+  EXPECT_EQ(report.table.filter_layout, sst::FilterLayout::kNone);
+  EXPECT_TRUE(report.blocks.empty());
+  ASSERT_EQ(report.answers.size(), 1u);
+  EXPECT_FALSE(report.answers[0].answered);
+  EXPECT_EQ(report.answers[0].error, "this SST has no filter");
+}
+
+TEST(InspectPartitions, PartitionForPicksFirstSeparatorAtOrAboveKey) {
+  const std::vector<sst::FilterPartition> partitions = {
+      {"b", {}}, {"d", {}}, {"f", {}}};
+  EXPECT_EQ(sst::PartitionFor(partitions, ""), 0u);
+  EXPECT_EQ(sst::PartitionFor(partitions, "b"), 0u);
+  EXPECT_EQ(sst::PartitionFor(partitions, std::string("b\0", 2)), 1u);
+  EXPECT_EQ(sst::PartitionFor(partitions, "d"), 1u);
+  EXPECT_EQ(sst::PartitionFor(partitions, "e"), 2u);
+  // Past the last separator RocksDB consults the last partition.
+  EXPECT_EQ(sst::PartitionFor(partitions, "z"), 2u);
+  // Bytes compare unsigned, as the bytewise comparator does.
+  EXPECT_EQ(sst::PartitionFor({{"\x7f", {}}, {"\x80", {}}}, "\x80"), 1u);
+}
+
+// ---- damaged files ----
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A small SST with a full sstfilter filter, as bytes, and its report.
+struct SmallSst {
+  explicit SmallSst(const std::string& policy,
+                    rdb::ChecksumType checksum = rdb::kXXH3) {
+    DbSpec spec;
+    spec.policy = policy;
+    spec.checksum = checksum;
+    spec.num_keys = 500;
+    bytes = ReadAll(BuildDb(dir.path(), spec));
+    report = InspectSource(sst::StringSource(bytes), "small.sst", {});
+    EXPECT_TRUE(report.status.ok()) << report.status.ToString();
+  }
+  TempDir dir;
+  std::string bytes;
+  FileReport report;
+};
+
+Status InspectBytes(const std::string& bytes) {
+  return InspectSource(sst::StringSource(bytes), "copy.sst", {"key1"}).status;
+}
+
+TEST(InspectDamage, EveryTruncationGivesAnError) {
+  const SmallSst sst("sstfilter.BlockedBloom:10");
+  for (size_t length = 0; length < sst.bytes.size(); ++length) {
+    const Status s = InspectBytes(sst.bytes.substr(0, length));
+    ASSERT_FALSE(s.ok()) << "truncated to " << length;
+    EXPECT_EQ(s.code(), StatusCode::kCorruption) << s.ToString();
+  }
+}
+
+// A flipped bit anywhere gives a clean answer; inside a block the inspector
+// reads (metaindex, properties, filter, their trailers) it is a checksum
+// mismatch.
+TEST(InspectDamage, FlippedBitsInReadBlocksAreChecksumErrors) {
+  const SmallSst sst("sstfilter.BlockedBloom:10");
+  std::vector<sst::BlockHandle> read_blocks = {
+      sst.report.table.filter_handle, sst.report.table.footer.metaindex};
+  for (const auto& [name, handle] : sst.report.table.meta_blocks) {
+    if (name == "rocksdb.properties") read_blocks.push_back(handle);
+  }
+  ASSERT_EQ(read_blocks.size(), 3u);
+  auto in_read_block = [&](size_t offset) {
+    for (const sst::BlockHandle& handle : read_blocks) {
+      if (offset >= handle.offset && offset < handle.offset + handle.size + 5) {
+        return true;
+      }
+    }
+    return false;
+  };
+  size_t errors = 0;
+  for (size_t offset = 0; offset < sst.bytes.size(); ++offset) {
+    std::string copy = sst.bytes;
+    copy[offset] ^= 0x10;
+    const Status s = InspectBytes(copy);
+    if (in_read_block(offset)) {
+      ASSERT_FALSE(s.ok()) << "flip at " << offset;
+      EXPECT_NE(s.message().find("checksum mismatch"), std::string::npos)
+          << s.ToString();
+    }
+    errors += !s.ok();
+  }
+  EXPECT_GT(errors, 0u);
+}
+
+// Bytes that are a valid table but a filter this tool does not know are
+// NotSupported, never guessed at. The file has no checksums so that the
+// patched filter reaches the filter reader.
+TEST(InspectDamage, UnknownFilterKindOrVersionIsNotSupported) {
+  const SmallSst ours("sstfilter.BlockedBloom:10", rdb::kNoChecksum);
+  const size_t filter = ours.report.table.filter_handle.offset;
+  for (size_t byte : {2, 3}) {  // kind, version
+    std::string copy = ours.bytes;
+    copy[filter + byte] = 99;
+    const Status s = InspectBytes(copy);
+    EXPECT_EQ(s.code(), StatusCode::kNotSupported) << s.ToString();
+  }
+  const SmallSst builtin("bloomfilter:10", rdb::kNoChecksum);
+  const sst::BlockHandle handle = builtin.report.table.filter_handle;
+  std::string copy = builtin.bytes;
+  copy[handle.offset + handle.size - 5] = -3;  // a reserved marker
+  const Status s = InspectBytes(copy);
+  EXPECT_EQ(s.code(), StatusCode::kNotSupported) << s.ToString();
+}
+
+TEST(InspectDamage, MissingFileAndNonSstGiveErrors) {
+  TempDir dir;
+  const FileReport missing = InspectFile(dir.path() + "/missing.sst", {});
+  EXPECT_EQ(missing.status.code(), StatusCode::kNotFound);
+  const FileReport directory = InspectFile(dir.path(), {});
+  EXPECT_EQ(directory.status.code(), StatusCode::kNotFound);
+  const Status text = InspectBytes(std::string(4096, 'x'));
+  EXPECT_EQ(text.code(), StatusCode::kCorruption);
+  EXPECT_NE(text.message().find("not an SST file"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sstfilter::tools_testing

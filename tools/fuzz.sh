@@ -9,13 +9,13 @@ dir="$root/build/fuzz"
 bash "$root/tools/setup.sh" >/dev/null
 CXX=clang++ cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSSTFILTER_FUZZ=ON -DSSTFILTER_SANITIZE=ON -DSSTFILTER_WITH_ROCKSDB=OFF >/dev/null
-cmake --build "$dir" -j "$(nproc)" --target sstfilter_filter_fuzzer sstfilter_fuzz_seeds
+cmake --build "$dir" -j "$(nproc)" --target sstfilter_filter_fuzzer sstfilter_sst_fuzzer sstfilter_fuzz_seeds
 seeds="$dir/seeds"; corpus="$dir/corpus"
 mkdir -p "$seeds" "$corpus"
 "$dir/tests/fuzz/sstfilter_fuzz_seeds" "$seeds"
 artifacts="$dir/artifacts/"
 mkdir -p "$artifacts"
-for fuzzer in sstfilter_filter_fuzzer; do
+for fuzzer in sstfilter_filter_fuzzer sstfilter_sst_fuzzer; do
   echo "fuzz: $fuzzer for ${seconds}s"
   log="$dir/$fuzzer.log"
   if ! "$dir/tests/fuzz/$fuzzer" -max_total_time="$seconds" -print_final_stats=1 \

@@ -40,8 +40,10 @@ constexpr uint32_t kLatestFormatVersion = 5;
 constexpr size_t kTrailerBytes = 5;
 
 // Expanded keys of one block may not exceed this: prefix compression lets
-// a small crafted block expand quadratically.
-constexpr size_t kMaxExpandedKeyBytes = size_t{256} << 20;
+// a small crafted block expand quadratically. The blocks read here (meta,
+// properties, a filter partition index: one key per partition) are far
+// smaller.
+constexpr size_t kMaxExpandedKeyBytes = size_t{64} << 20;
 
 const std::string kPropertiesBlock = "rocksdb.properties";
 const std::string kLegacyPropertiesBlock = "rocksdb.stats";
@@ -174,7 +176,7 @@ Status NextEntry(std::string_view* region, bool has_value_length,
   }
   *expanded_bytes += shared + non_shared;
   if (*expanded_bytes > kMaxExpandedKeyBytes) {
-    return Status::Corruption("block keys expand past 256 MiB");
+    return Status::Corruption("block keys expand past 64 MiB");
   }
   key->resize(shared);
   key->append(region->data(), non_shared);
