@@ -4,3 +4,14 @@ sstfilter_add_test(tools_inspect_test
   SOURCES tools_inspect_test.cc
   LIBS sstfilter_inspector sstfilter::rocksdb_plugin
   LABELS tools)
+sstfilter_add_test(tools_cli_test
+  SOURCES tools_cli_test.cc
+  LIBS sstfilter_inspector sstfilter::rocksdb_plugin
+  LABELS tools)
+add_dependencies(tools_cli_test sstfilter-inspect sstfilter-ldb
+                 sstfilter-sst-dump sstfilter_preload)
+target_compile_definitions(tools_cli_test PRIVATE
+  SSTFILTER_INSPECT_BIN="$<TARGET_FILE:sstfilter-inspect>"
+  SSTFILTER_LDB_BIN="$<TARGET_FILE:sstfilter-ldb>"
+  SSTFILTER_SST_DUMP_BIN="$<TARGET_FILE:sstfilter-sst-dump>"
+  SSTFILTER_PRELOAD_LIB="$<TARGET_FILE:sstfilter_preload>")

@@ -1,0 +1,298 @@
+// The tool binaries end to end: sstfilter-inspect's output, errors and exit
+// status; sstfilter-ldb and sstfilter-sst-dump on a DB written with our
+// policies; and stock ldb with the LD_PRELOAD library.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "inspector.h"
+#include "tools_test_support.h"
+
+namespace sstfilter::tools_testing {
+namespace {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs `command` with /bin/sh, capturing both streams.
+CommandResult RunCommand(const std::string& command) {
+  TempDir scratch;
+  const std::string err_path = scratch.path() + "/stderr";
+  CommandResult result;
+  FILE* pipe = popen((command + " 2>" + err_path).c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  for (size_t n; (n = fread(buffer, 1, sizeof(buffer), pipe)) > 0;) {
+    result.out.append(buffer, n);
+  }
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err(err_path);
+  std::stringstream text;
+  text << err.rdbuf();
+  result.err = text.str();
+  return result;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+const std::string kInspect = SSTFILTER_INSPECT_BIN;
+const std::string kLdb = SSTFILTER_LDB_BIN;
+const std::string kSstDump = SSTFILTER_SST_DUMP_BIN;
+const std::string kPreload = SSTFILTER_PRELOAD_LIB;
+
+// A DB written with one of our policies.
+struct DbCase {
+  const char* policy;
+  bool partitioned;
+  const char* policy_name;  // FilterPolicy::Name(), in the properties
+  const char* filter_line;  // how sstfilter-inspect names its filter
+};
+
+void PrintTo(const DbCase& c, std::ostream* os) {
+  *os << c.policy << (c.partitioned ? " partitioned" : "");
+}
+
+const DbCase kDefaultDb = {"sstfilter.BlockedBloom:10", false,
+                           "sstfilter.BlockedBloom",
+                           "filter      sstfilter BlockedBloom v1"};
+
+// A DB with one of our filters, and a key its filter rejects.
+class CliTest : public ::testing::Test {
+ protected:
+  explicit CliTest(const DbCase& db_case = kDefaultDb) : case_(db_case) {}
+
+  void SetUp() override {
+    spec_.policy = case_.policy;
+    spec_.partitioned = case_.partitioned;
+    spec_.num_keys = 2000;
+    sst_ = BuildDb(db_.path(), spec_);
+    ASSERT_FALSE(sst_.empty());
+    const inspect::FileReport report =
+        inspect::InspectFile(sst_, AbsentKeys(100));
+    for (const inspect::KeyAnswer& answer : report.answers) {
+      if (!answer.may_match) {
+        rejected_ = answer.key;
+        break;
+      }
+    }
+    ASSERT_FALSE(rejected_.empty());
+    filter_ = report.table.filter_handle;
+  }
+
+  const DbCase case_;
+  TempDir db_;
+  DbSpec spec_;
+  std::string sst_;
+  std::string rejected_;  // absent, and the filter says so
+  sst::BlockHandle filter_;
+};
+
+TEST_F(CliTest, InspectReportsGoodFilesAndOneErrorLinePerBadFile) {
+  TempDir dir;
+  const std::string bytes = ReadFile(sst_);
+  const std::string good = dir.path() + "/good.sst";
+  const std::string truncated = dir.path() + "/truncated.sst";
+  const std::string corrupt = dir.path() + "/corrupt.sst";
+  const std::string text = dir.path() + "/notes.txt";
+  const std::string missing = dir.path() + "/missing.sst";
+  WriteFile(good, bytes);
+  WriteFile(truncated, bytes.substr(0, bytes.size() / 2));
+  std::string flipped = bytes;
+  flipped[filter_.offset + 100] ^= 1;
+  WriteFile(corrupt, flipped);
+  WriteFile(text, std::string(1000, 'x'));
+
+  const CommandResult r =
+      RunCommand(kInspect + " " + good + " " + missing + " " + text + " " +
+                 truncated + " " + corrupt + " " + db_.path() + " --key key5");
+  EXPECT_EQ(r.exit_code, 1);
+  // Both good files are reported in full on stdout, the bad ones not at all.
+  EXPECT_TRUE(Contains(r.out, good + "\n")) << r.out;
+  EXPECT_TRUE(Contains(r.out, sst_ + "\n")) << r.out;
+  for (const std::string& bad : {missing, text, truncated, corrupt}) {
+    EXPECT_FALSE(Contains(r.out, bad)) << bad;
+  }
+  // One line per bad file, then the count.
+  const std::vector<std::string> errors = Lines(r.err);
+  ASSERT_EQ(errors.size(), 5u) << r.err;
+  EXPECT_EQ(errors[0].rfind(missing + ": NotFound: cannot open", 0), 0u);
+  EXPECT_EQ(errors[1].rfind(text + ": Corruption: ", 0), 0u);
+  EXPECT_EQ(errors[2].rfind(truncated + ": Corruption: ", 0), 0u);
+  EXPECT_EQ(errors[3].rfind(corrupt + ": Corruption: filter block: ", 0), 0u);
+  EXPECT_TRUE(Contains(errors[3], "checksum mismatch")) << errors[3];
+  EXPECT_EQ(errors[4], "sstfilter-inspect: 4 of 6 paths had errors");
+}
+
+TEST_F(CliTest, InspectAnswersKeysAndExitsZeroWhenEveryFileReads) {
+  const CommandResult r = RunCommand(kInspect + " --key key5 --key " +
+                                     rejected_ + " " + db_.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(Contains(r.out, "filter      sstfilter BlockedBloom v1"))
+      << r.out;
+  EXPECT_TRUE(Contains(r.out, "key \"key5\": may match\n")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "key \"" + rejected_ + "\": no")) << r.out;
+}
+
+TEST_F(CliTest, KeysFileAndHexKeysGiveTheSameAnswers) {
+  TempDir dir;
+  const std::string keys_file = dir.path() + "/keys";
+  WriteFile(keys_file, "key5\n" + rejected_ + "\n");
+  const CommandResult plain =
+      RunCommand(kInspect + " --json --keys-file " + keys_file + " " + sst_);
+  std::string hex_keys;
+  for (const std::string& key : {std::string("key5"), rejected_}) {
+    hex_keys += " --key 0x";
+    for (unsigned char c : key) {
+      char digits[3];
+      std::snprintf(digits, sizeof(digits), "%02x", c);
+      hex_keys += digits;
+    }
+  }
+  const CommandResult hex =
+      RunCommand(kInspect + " --json --hex" + hex_keys + " " + sst_);
+  EXPECT_EQ(plain.exit_code, 0);
+  EXPECT_EQ(hex.exit_code, 0);
+  EXPECT_TRUE(Contains(plain.out, "{\"key\": \"key5\", \"may_match\": true"))
+      << plain.out;
+  EXPECT_TRUE(Contains(plain.out,
+                       "{\"key\": \"" + rejected_ + "\", \"may_match\": false"))
+      << plain.out;
+  // The same answers, with the keys printed in hex.
+  EXPECT_TRUE(Contains(hex.out, "{\"key\": \"6b657935\", \"may_match\": true"))
+      << hex.out;
+  EXPECT_NE(hex.out.find("\"may_match\": false"), std::string::npos);
+}
+
+TEST_F(CliTest, JsonOutputIsOneValidDocument) {
+  if (RunCommand("python3 -c pass").exit_code != 0)
+    GTEST_SKIP() << "no python3";
+  TempDir dir;
+  const CommandResult r = RunCommand(kInspect + " --json --key key5 " + sst_ +
+                                     " " + dir.path() + "/missing.sst");
+  EXPECT_EQ(r.exit_code, 1);
+  TempDir scratch;
+  WriteFile(scratch.path() + "/out.json", r.out);
+  const CommandResult check = RunCommand(
+      "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+      "f=d[\"files\"]; assert d[\"errors\"]==1 and len(f)==2; "
+      "g=f[0][\"filter\"]; assert f[0][\"ok\"] and not f[1][\"ok\"]; "
+      "assert g[\"kind\"]==\"BlockedBloom\" and g[\"keys\"]==2000; "
+      "assert f[0][\"keys\"][0][\"may_match\"] is True' " +
+      scratch.path() + "/out.json");
+  EXPECT_EQ(check.exit_code, 0) << check.err << r.out;
+}
+
+TEST_F(CliTest, UsageErrorsExitTwo) {
+  EXPECT_EQ(RunCommand(kInspect).exit_code, 2);
+  EXPECT_EQ(RunCommand(kInspect + " --bogus " + sst_).exit_code, 2);
+  EXPECT_EQ(RunCommand(kInspect + " --hex --key xyz " + sst_).exit_code, 2);
+  EXPECT_EQ(RunCommand(kInspect + " " + sst_ + " --key").exit_code, 2);
+}
+
+// What a compaction writes shows whether the tool created our policy from
+// the OPTIONS file: RocksDB silently drops a policy it cannot create.
+std::string FilterAfterCompaction(const std::string& ldb_command,
+                                  const std::string& db) {
+  const CommandResult compact =
+      RunCommand(ldb_command + " --db=" + db + " --try_load_options compact");
+  EXPECT_EQ(compact.exit_code, 0) << compact.err;
+  const CommandResult inspect = RunCommand(kInspect + " " + db);
+  for (const std::string& line : Lines(inspect.out)) {
+    if (line.rfind("  filter ", 0) == 0) return line;
+  }
+  return "";
+}
+
+class PolicyCliTest : public CliTest,
+                      public ::testing::WithParamInterface<DbCase> {
+ protected:
+  PolicyCliTest() : CliTest(GetParam()) {}
+};
+
+TEST_P(PolicyCliTest, LdbGetsScansChecksAndCompactsWithOurPolicy) {
+  const std::string ldb = kLdb + " --db=" + db_.path() + " --try_load_options";
+  const CommandResult get = RunCommand(ldb + " get key5");
+  EXPECT_EQ(get.exit_code, 0) << get.err;
+  EXPECT_EQ(get.out, "value-key5\n");
+  const CommandResult scan = RunCommand(ldb + " scan");
+  EXPECT_EQ(scan.exit_code, 0) << scan.err;
+  EXPECT_EQ(Lines(scan.out).size(), spec_.num_keys);
+  const CommandResult check = RunCommand(ldb + " checkconsistency");
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_EQ(check.out, "OK\n");
+  EXPECT_TRUE(
+      Contains(FilterAfterCompaction(kLdb, db_.path()), case_.filter_line));
+}
+
+TEST_P(PolicyCliTest, SstDumpShowsPropertiesAndVerifiesOurSst) {
+  const CommandResult properties =
+      RunCommand(kSstDump + " --file=" + sst_ + " --show_properties");
+  EXPECT_EQ(properties.exit_code, 0) << properties.err;
+  EXPECT_TRUE(Contains(properties.out,
+                       std::string("filter policy name: ") + case_.policy_name))
+      << properties.out;
+  EXPECT_TRUE(Contains(properties.out, "# entries for filter: 2000"));
+  const CommandResult verify =
+      RunCommand(kSstDump + " --file=" + sst_ + " --command=verify");
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
+  EXPECT_TRUE(Contains(verify.out, "The file is ok")) << verify.out;
+}
+
+// ldb's compaction rewrites the flushed file into level 1, where
+// Hybrid:10:1 writes Cuckoo instead of the flush's BlockedBloom.
+INSTANTIATE_TEST_SUITE_P(
+    Policies, PolicyCliTest,
+    ::testing::Values(kDefaultDb,
+                      DbCase{"sstfilter.Cuckoo:12", true, "sstfilter.Cuckoo",
+                             "filter      sstfilter Cuckoo v1"},
+                      DbCase{"sstfilter.Hybrid:10:1", false, "sstfilter.Hybrid",
+                             "filter      sstfilter Cuckoo v1"}));
+
+// Debian's ldb reads the DB either way, but only with the preload library
+// does it recreate our policy, so that its compactions keep the filter.
+TEST_F(CliTest, StockLdbKeepsOurFilterOnlyWithThePreloadLibrary) {
+  if (access("/usr/bin/ldb", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/ldb";
+  const CommandResult get = RunCommand("/usr/bin/ldb --db=" + db_.path() +
+                                       " --try_load_options get key5");
+  EXPECT_EQ(get.out, "value-key5\n") << get.err;
+  EXPECT_TRUE(
+      Contains(FilterAfterCompaction("LD_PRELOAD=" + kPreload + " /usr/bin/ldb",
+                                     db_.path()),
+               "sstfilter BlockedBloom"));
+  EXPECT_EQ(FilterAfterCompaction("/usr/bin/ldb", db_.path()),
+            "  filter      none");
+}
+
+}  // namespace
+}  // namespace sstfilter::tools_testing
