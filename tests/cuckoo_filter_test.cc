@@ -598,6 +598,9 @@ TEST(CuckooFilterTest, WordAtATimeProbeMatchesPerSlotReference) {
       const bool reference = slots.Find(a, fp) >= 0 || slots.Find(b, fp) >= 0;
       ASSERT_EQ(slots.EitherBucketContains(a, b, fp), reference)
           << "f=" << f << " fp=" << fp;
+      if (slots.HasWordBuckets()) {
+        ASSERT_EQ(slots.WordBucketsContain(a, b, fp), reference);
+      }
     }
   }
 }

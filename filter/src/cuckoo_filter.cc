@@ -429,18 +429,30 @@ void CuckooView::may_contain_batch(const uint64_t* hashes, size_t count,
   std::fill(results, results + count, false);
   constexpr size_t kGroup = 16;
   Location group[kGroup];
+  bool hit[kGroup];
   for (const Table& t : tables_) {
+    // Locals, so that the stores to `results` (which may alias anything)
+    // do not force the table's fields to be reloaded for every query.
+    const PackedSlotsView slots = t.slots;
+    const uint32_t seed = t.seed, level = t.level;
     for (size_t start = 0; start < count; start += kGroup) {
       const size_t n = std::min(kGroup, count - start);
       for (size_t i = 0; i < n; ++i) {
-        group[i] = Locate(hashes[start + i], t.seed, t.level, t.slots);
-        __builtin_prefetch(t.slots.BucketAddress(group[i].bucket));
-        __builtin_prefetch(t.slots.BucketAddress(group[i].alternate));
+        group[i] = Locate(hashes[start + i], seed, level, slots);
+        __builtin_prefetch(slots.BucketAddress(group[i].bucket));
+        __builtin_prefetch(slots.BucketAddress(group[i].alternate));
       }
-      for (size_t i = 0; i < n; ++i) {
-        results[start + i] =
-            results[start + i] || Probe(t.slots, t.stash, group[i]);
+      if (t.stash.empty() && slots.HasWordBuckets()) {
+        // The common case (a static filter): no stash, no width check per
+        // query.
+        for (size_t i = 0; i < n; ++i) {
+          hit[i] = slots.WordBucketsContain(group[i].bucket, group[i].alternate,
+                                            group[i].fingerprint);
+        }
+      } else {
+        for (size_t i = 0; i < n; ++i) hit[i] = Probe(slots, t.stash, group[i]);
       }
+      for (size_t i = 0; i < n; ++i) results[start + i] |= hit[i];
     }
   }
 }

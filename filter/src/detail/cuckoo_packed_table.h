@@ -42,7 +42,7 @@ class PackedSlotsView {
  public:
   static constexpr uint32_t kSlots = CuckooLimits::kSlotsPerBucket;
   // Up to this width a whole bucket (4f bits at a bit offset of 0 or 4)
-  // fits in one 64-bit word, so BucketContains compares all 4 slots at once.
+  // fits in one 64-bit word, so WordBucketsContain compares 4 slots at once.
   static constexpr uint32_t kMaxWordBucketBits = 16;
 
   static size_t BytesFor(uint64_t num_buckets, uint32_t fingerprint_bits) {
@@ -91,17 +91,25 @@ class PackedSlotsView {
     return n;
   }
 
-  // Same answer as Find(first, fp) >= 0 || Find(second, fp) >= 0. Up to
-  // 16 bits, one load per bucket and a SWAR zero-field test on
-  // word ^ broadcast(fp), both buckets in one branch: a field x is zero iff
-  // (x - 1) & ~x has its top bit, and borrows only move upward from a zero
-  // field, so the test is exact for "any field zero" (Mycroft's haszero
-  // trick, generalized from bytes to f-bit fields).
+  // Same answer as Find(first, fp) >= 0 || Find(second, fp) >= 0.
   bool EitherBucketContains(uint64_t first, uint64_t second,
                             uint32_t fingerprint) const {
-    if (bits_ > kMaxWordBucketBits) {
+    if (!HasWordBuckets()) {
       return Find(first, fingerprint) >= 0 || Find(second, fingerprint) >= 0;
     }
+    return WordBucketsContain(first, second, fingerprint);
+  }
+
+  // Whether WordBucketsContain applies: f <= 16.
+  bool HasWordBuckets() const { return bits_ <= kMaxWordBucketBits; }
+
+  // EitherBucketContains for f <= 16: one load per bucket and a SWAR
+  // zero-field test on word ^ broadcast(fp), both buckets in one branch. A
+  // field x is zero iff (x - 1) & ~x has its top bit, and borrows only move
+  // upward from a zero field, so the test is exact for "any field zero"
+  // (Mycroft's haszero trick, generalized from bytes to f-bit fields).
+  bool WordBucketsContain(uint64_t first, uint64_t second,
+                          uint32_t fingerprint) const {
     const uint64_t broadcast = fingerprint * lane_low_;
     const uint64_t a = BucketWord(first) ^ broadcast;
     const uint64_t b = BucketWord(second) ^ broadcast;
