@@ -2,8 +2,10 @@
 # Builds the filter micro-benchmarks in Release, runs them and prints a
 # Markdown table of the medians (ns/key, bits/key, FPR).
 #
-# usage: bench/run_micro.sh [--smoke] [--huge] [--build-dir DIR] [-- ARGS...]
+# usage: bench/run_micro.sh [--smoke] [--huge] [--report] [--build-dir DIR]
+#                           [-- ARGS...]
 #   --smoke      the 1e4-key benchmarks once each, in a few seconds (CI)
+#   --report     only re-render the tables from the last run's JSON
 #   --huge       also 1e8 keys (needs about 2 GiB of memory)
 #   --build-dir  build directory (default: build/bench-release)
 #   ARGS         passed to the benchmark, e.g. --benchmark_filter=Cuckoo
@@ -13,20 +15,19 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="$root/build/bench-release"
 smoke=0
+report_only=0
 bench_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --smoke) smoke=1 ;;
     --huge) bench_args+=(--huge) ;;
+    --report) report_only=1 ;;
     --build-dir) build_dir="$2"; shift ;;
     --) shift; bench_args+=("$@"); break ;;
     *) echo "run_micro.sh: unknown argument $1 (see the header for usage)" >&2; exit 2 ;;
   esac
   shift
 done
-
-cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build_dir" --target sstfilter_filter_bench -j2 >/dev/null
 
 results="$root/bench/results"
 mkdir -p "$results"
@@ -39,8 +40,15 @@ else
   run_args=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true)
 fi
 
-"$build_dir/bench/sstfilter_filter_bench" "${run_args[@]}" "${bench_args[@]}" \
-  --benchmark_out="$out.json" --benchmark_out_format=json
+# A failing benchmark still gets its table (with the errors); the script
+# then exits with the benchmark's status.
+status=0
+if [ "$report_only" = 0 ]; then
+  cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build_dir" --target sstfilter_filter_bench -j2 >/dev/null
+  "$build_dir/bench/sstfilter_filter_bench" "${run_args[@]}" "${bench_args[@]}" \
+    --benchmark_out="$out.json" --benchmark_out_format=json || status=$?
+fi
 
 # Google Benchmark writes one "key": value per line; keep the medians (or
 # the single runs of a smoke run) as CSV: name,ns_per_key,bits_per_key,fpr,
@@ -80,18 +88,40 @@ awk '
                model, family, model_number, cpus, l2, l3
       }'
   fi
-  echo "| benchmark | ns/key (median) | bits/key | FPR % | model FPR % |"
-  echo "|---|---:|---:|---:|---:|"
-  awk -F, 'NR > 1 {
-    pct = ($4 == "") ? "" : sprintf("%.4f", $4 * 100)
-    model = ($5 == "") ? "" : sprintf("%.4f", $5 * 100)
-    bpk = ($3 == "") ? "" : sprintf("%.2f", $3)
-    if ($6 != "") printf "| %s | ERROR: %s | | | |\n", $1, $6
-    else printf "| %s | %s | %s | %s | %s |\n", $1, $2, bpk, pct, model
-  }' "$out.csv"
+  # One row per filter and size; one ns/key column per operation.
+  awk -F, '
+    NR == 1 { next }
+    {
+      n = split($1, part, "/")
+      op = part[n - 1]; keys = part[n]; sub(/^keys:/, "", keys)
+      subject = part[1]
+      for (i = 2; i < n - 1; ++i) subject = subject "/" part[i]
+      row = subject " | " keys
+      if (!(row in seen)) { seen[row] = 1; order[++rows] = row }
+      cell[row, op] = ($6 != "") ? "ERROR" : $2
+      if ($6 != "") errors = errors "\n- " $1 ": " $6
+      if ($3 != "") bpk[row] = sprintf("%.2f", $3)
+      if (op == "query_absent" && $4 != "") {
+        fpr[row] = sprintf("%.4f", $4 * 100); model[row] = sprintf("%.4f", $5 * 100)
+      }
+    }
+    END {
+      print "| filter | keys | build | query absent | query present | batch of 32 absent | bits/key | FPR % | model FPR % |"
+      print "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+      for (r = 1; r <= rows; ++r) {
+        row = order[r]
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", row,
+               cell[row, "build"], cell[row, "query_absent"],
+               cell[row, "query_present"], cell[row, "query_absent_batch32"],
+               bpk[row], fpr[row], model[row]
+      }
+      print "\nTimes are ns/key (median of the runs); FPR over 2^20 absent keys."
+      if (errors != "") print "\nErrors:" errors
+    }' "$out.csv"
 } >"$out.md"
 
 echo
 cat "$out.md"
 echo
 echo "results: $out.{json,csv,md}"
+exit "$status"
