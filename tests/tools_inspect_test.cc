@@ -210,6 +210,23 @@ TEST(InspectFormats, TableWithoutFilterHasNoneAndUnanswerableKeys) {
   EXPECT_EQ(report.answers[0].error, "this SST has no filter");
 }
 
+// Whole keys were never added to a prefix-only filter: answering from it
+// would be a false "no".
+TEST(InspectFormats, PrefixOnlyFilterDoesNotAnswerWholeKeys) {
+  TempDir dir;
+  DbSpec spec;
+  spec.policy = "sstfilter.BlockedBloom:10";
+  spec.num_keys = 100;
+  spec.prefix_only = true;
+  const FileReport report = InspectFile(BuildDb(dir.path(), spec), {"key1"});
+  ASSERT_TRUE(report.status.ok()) << report.status.ToString();
+  ASSERT_EQ(report.answers.size(), 1u);
+  EXPECT_FALSE(report.answers[0].answered);
+  EXPECT_EQ(report.answers[0].error,
+            "the filter holds key prefixes only (prefix extractor "
+            "rocksdb.FixedPrefix.3)");
+}
+
 TEST(InspectPartitions, PartitionForPicksFirstSeparatorAtOrAboveKey) {
   const std::vector<sst::FilterPartition> partitions = {
       {"b", {}}, {"d", {}}, {"f", {}}};

@@ -13,6 +13,7 @@
 
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
+#include "rocksdb/slice_transform.h"
 #include "rocksdb/table.h"
 #include "rocksdb_test_support.h"
 
@@ -50,6 +51,9 @@ struct DbSpec {
   rdb::ChecksumType checksum = rdb::kXXH3;
   int index_block_restart_interval = 1;
   size_t num_keys = 10000;
+  // A 3-byte prefix extractor and whole_key_filtering off: the filter
+  // holds key prefixes only.
+  bool prefix_only = false;
 };
 
 // The keys a test database holds: "key<i>" for i < num_keys.
@@ -75,6 +79,10 @@ inline rdb::Options DbOptions(const DbSpec& spec) {
   table.format_version = spec.format_version;
   table.checksum = spec.checksum;
   table.index_block_restart_interval = spec.index_block_restart_interval;
+  if (spec.prefix_only) {
+    options.prefix_extractor.reset(rdb::NewFixedPrefixTransform(3));
+    table.whole_key_filtering = false;
+  }
   if (spec.partitioned) {
     table.partition_filters = true;
     table.index_type = rdb::BlockBasedTableOptions::kTwoLevelIndexSearch;

@@ -161,7 +161,8 @@ Status DescribeRibbon(std::string_view data, std::string_view metadata,
   const double num_starts = static_cast<double>(
       num_blocks * kRibbonSlotsPerBlock - kRibbonSlotsPerBlock + 1);
   const double lower_portion =
-      std::min(1.0, lower_blocks * kRibbonSlotsPerBlock / num_starts);
+      std::min(1.0, static_cast<double>(lower_blocks * kRibbonSlotsPerBlock) /
+                        num_starts);
   info->kind = "Ribbon128";
   info->params = {
       {"marker", kRibbonMarker},

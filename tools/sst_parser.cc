@@ -257,7 +257,8 @@ Status OpenFileSource(const std::string& path, std::unique_ptr<Source>* out) {
     return Status::NotFound(S_ISDIR(st.st_mode) ? "is a directory"
                                                 : "not a regular file");
   }
-  out->reset(new FileSource(fd, static_cast<uint64_t>(st.st_size), path));
+  *out =
+      std::make_unique<FileSource>(fd, static_cast<uint64_t>(st.st_size), path);
   return Status::Ok();
 }
 

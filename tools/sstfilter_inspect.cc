@@ -178,7 +178,8 @@ int main(int argc, char** argv) {
       std::cout << (first ? "{\"files\": [\n  " : ",\n  ")
                 << sstfilter::inspect::FormatJson(report, args.print);
     } else if (report.status.ok()) {
-      std::cout << sstfilter::inspect::FormatText(report, args.print);
+      std::cout << (first ? "" : "\n")
+                << sstfilter::inspect::FormatText(report, args.print);
     } else {
       // Errors go to stderr, one line each, so the table stays clean.
       std::cout << std::flush;
