@@ -200,15 +200,15 @@ void AppendTable(std::string* out, const PackedSlotsView& slots, uint32_t seed,
 
 // Inserts every hash into an empty table; false as soon as one finds no
 // place (the caller starts over).
-bool FillStaticTable(PackedSlots& slots, uint32_t seed,
-                     const std::vector<uint64_t>& hashes) {
+bool FillStaticTable(PackedSlots& slots, uint32_t seed, const uint64_t* hashes,
+                     size_t count) {
   KickRng rng(seed * kSeedMultiplier + slots.num_buckets());
   StashEntry homeless;
   // Prefetch a few items ahead: building a large table is bound by random
   // bucket misses, not by arithmetic.
   constexpr size_t kAhead = 8;
-  for (size_t i = 0; i < hashes.size(); ++i) {
-    if (i + kAhead < hashes.size()) {
+  for (size_t i = 0; i < count; ++i) {
+    if (i + kAhead < count) {
       const Location ahead = Locate(hashes[i + kAhead], seed, 0, slots);
       __builtin_prefetch(slots.BucketAddress(ahead.bucket), 1);
       __builtin_prefetch(slots.BucketAddress(ahead.alternate), 1);
@@ -251,18 +251,25 @@ uint64_t StaticCuckooCapacity(size_t bytes, uint32_t fingerprint_bits) {
 
 Status BuildStaticCuckoo(const uint64_t* hashes, size_t count,
                          uint32_t fingerprint_bits, std::string* out) {
+  std::vector<uint64_t> copy(hashes, hashes + count);
+  return BuildStaticCuckooInPlace(copy.data(), copy.size(), fingerprint_bits,
+                                  out);
+}
+
+Status BuildStaticCuckooInPlace(uint64_t* hashes, size_t count,
+                                uint32_t fingerprint_bits, std::string* out) {
   Status s = CheckFingerprintBits(fingerprint_bits);
   if (!s.ok()) return s;
   // Equal hashes are the same item; more than 8 copies could never fit.
-  std::vector<uint64_t> unique(hashes, hashes + count);
-  std::sort(unique.begin(), unique.end());
-  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  std::sort(hashes, hashes + count);
+  const size_t unique =
+      static_cast<size_t>(std::unique(hashes, hashes + count) - hashes);
   out->clear();
-  if (unique.empty()) {
+  if (unique == 0) {
     AppendHeader(out, fingerprint_bits, 0);
     return Status::Ok();
   }
-  uint64_t num_buckets = StaticBuckets(unique.size());
+  uint64_t num_buckets = StaticBuckets(unique);
   for (uint32_t seed = 0;; ++seed) {
     if (seed > 0 && seed % kSeedsPerSize == 0) {
       num_buckets += std::max<uint64_t>(1, num_buckets / 100);
@@ -280,7 +287,7 @@ Status BuildStaticCuckoo(const uint64_t* hashes, size_t count,
                 PackedSlotsView::BytesFor(num_buckets, fingerprint_bits));
     PackedSlots slots(reinterpret_cast<uint8_t*>(&(*out)[slots_at]),
                       num_buckets, fingerprint_bits);
-    if (FillStaticTable(slots, seed, unique)) return Status::Ok();
+    if (FillStaticTable(slots, seed, hashes, unique)) return Status::Ok();
   }
 }
 
