@@ -12,6 +12,7 @@
 #include "filter_block.h"
 #include "inspector.h"
 #include "sst_parser.h"
+#include "support/keys.h"
 #include "tools_test_support.h"
 
 namespace sstfilter::tools_testing {
@@ -109,7 +110,7 @@ void ExpectAnswers(const DbSpec& spec, const std::string& sst) {
     ASSERT_TRUE(answer.may_match) << answer.key;
     EXPECT_EQ(answer.partition >= 0, spec.partitioned);
   }
-  const std::vector<std::string> absent = AbsentKeys(20000);
+  const std::vector<std::string> absent = AbsentKeys(100000);
   const FileReport negatives = InspectFile(sst, absent);
   size_t false_positives = 0;
   for (const inspect::KeyAnswer& answer : negatives.answers) {
@@ -117,10 +118,9 @@ void ExpectAnswers(const DbSpec& spec, const std::string& sst) {
     false_positives += answer.may_match;
   }
   const double measured = static_cast<double>(false_positives) / absent.size();
-  EXPECT_LT(measured, 2 * negatives.fpr + 0.002)
-      << "estimated " << negatives.fpr;
-  EXPECT_GT(measured, 0.5 * negatives.fpr - 0.002)
-      << "estimated " << negatives.fpr;
+  EXPECT_NEAR(
+      measured, negatives.fpr,
+      sstfilter::testing::FprTolerance(negatives.fpr, absent.size(), 0.15));
 }
 
 TEST_P(InspectPolicyTest, FullFilterFiguresMatchTheKeysItHolds) {

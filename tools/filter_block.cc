@@ -40,11 +40,27 @@ double FillRatio(std::string_view bits) {
   return static_cast<double>(set) / (8.0 * static_cast<double>(bits.size()));
 }
 
-void SetBloomFill(std::string_view bits, uint32_t num_probes,
-                  FilterBlockInfo* info) {
+// The chance that `probes` random bits of a random line of `lines` are all
+// set: the mean over lines of fill^probes. Per line rather than from the
+// overall fill, because lines fill unevenly and fuller lines weigh more.
+double LineHitChance(std::string_view lines, size_t line_bytes,
+                     uint32_t probes) {
+  const size_t num_lines = lines.size() / line_bytes;
+  if (num_lines == 0) return 0;
+  double sum = 0;
+  for (size_t i = 0; i < num_lines; ++i) {
+    sum +=
+        std::pow(FillRatio(lines.substr(i * line_bytes, line_bytes)), probes);
+  }
+  return sum / static_cast<double>(num_lines);
+}
+
+// A Bloom filter whose keys each set `num_probes` bits in one line.
+void SetOneLineBloomFigures(std::string_view lines, size_t line_bytes,
+                            uint32_t num_probes, FilterBlockInfo* info) {
   info->occupancy_name = "fill";
-  info->occupancy = FillRatio(bits);
-  info->fpr = std::pow(info->occupancy, num_probes);
+  info->occupancy = FillRatio(lines);
+  info->fpr = LineHitChance(lines, line_bytes, num_probes);
 }
 
 Status DescribeSstfilter(std::string_view bytes, FilterBlockInfo* info) {
@@ -71,7 +87,14 @@ Status DescribeSstfilter(std::string_view bytes, FilterBlockInfo* info) {
       info->keys = view.num_keys();
       info->occupancy_name = "fill";
       info->occupancy = view.fill_ratio();
-      info->fpr = view.fpr_from_fill();
+      // A key's probes go to two independent lines (blocked_bloom.h).
+      const std::string_view lines =
+          bytes.substr(BlockedBloomParams::kHeaderBytes,
+                       params.num_lines * BlockedBloomParams::kLineBytes);
+      info->fpr = LineHitChance(lines, BlockedBloomParams::kLineBytes,
+                                params.ProbesInLine(0)) *
+                  LineHitChance(lines, BlockedBloomParams::kLineBytes,
+                                params.ProbesInLine(1));
       return Status::Ok();
     }
     case FilterKind::kCuckoo: {
@@ -126,7 +149,7 @@ Status DescribeNewBloom(std::string_view data, std::string_view metadata,
       {"block_bytes", kCacheLineBytes},
       {"num_blocks", static_cast<int64_t>(data.size() / kCacheLineBytes)},
   };
-  SetBloomFill(data, num_probes, info);
+  SetOneLineBloomFigures(data, kCacheLineBytes, num_probes, info);
   return Status::Ok();
 }
 
@@ -198,7 +221,7 @@ Status DescribeLegacyBloom(std::string_view data, std::string_view metadata,
       {"line_bytes", static_cast<int64_t>(line_bytes)},
       {"num_lines", static_cast<int64_t>(num_lines)},
   };
-  SetBloomFill(data, num_probes, info);
+  SetOneLineBloomFigures(data, line_bytes, num_probes, info);
   return Status::Ok();
 }
 

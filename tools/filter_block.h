@@ -46,10 +46,11 @@ struct FilterBlockInfo {
   // used, Cuckoo) or "" (Ribbon: no occupancy to measure).
   std::string occupancy_name;
   double occupancy = 0;
-  // FPR estimated from the block as it is. Bloom kinds: fill^num_probes, a
-  // lower bound that ignores how unevenly lines fill. Cuckoo: from the
-  // items in a query's two buckets. Ribbon: 2^-(solution bits per key
-  // slot), as ribbon_impl.h ExpectedFpRate.
+  // FPR estimated from the block as it is. Bloom kinds: the chance that a
+  // query's probes all hit set bits, from each line's own fill (a query
+  // probes one line, or two for BlockedBloom). Cuckoo: from the items in a
+  // query's two buckets. Ribbon: 2^-(solution bits per key slot), as
+  // ribbon_impl.h ExpectedFpRate.
   double fpr = 0;
 };
 
