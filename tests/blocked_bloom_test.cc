@@ -13,6 +13,7 @@
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/simd.h"
+#include "support/format_checks.h"
 #include "support/keys.h"
 
 namespace sstfilter {
@@ -20,6 +21,7 @@ namespace {
 
 using testing::AbsentKeyHashes;
 using testing::FprTolerance;
+using testing::Hex;
 using testing::RandomKeyHashes;
 using testing::SequentialKeyHashes;
 
@@ -274,16 +276,6 @@ BlockedBloomParams Shape(uint64_t num_lines, uint32_t num_probes,
   return p;
 }
 
-std::string Hex(std::string_view bytes) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char c : bytes) {
-    hex += kDigits[c >> 4];
-    hex += kDigits[c & 15];
-  }
-  return hex;
-}
-
 TEST(BlockedBloomTest, GoldenVectorsPinTheFormat) {
   EXPECT_EQ(HashKey("sstfilter"), 0xd2c3c84ec9ccc79aULL);
   // 3 keys, one line, 7 probes over 2 lines (4 + 3), spelled out in full.
@@ -325,15 +317,7 @@ std::string ValidFilterBytes() {
   return WriteFilter(BlockedBloomParams::ForBitsPerKey(100, 10), keys);
 }
 
-void ExpectParseError(const std::string& bytes, StatusCode code,
-                      const std::string& message_part) {
-  BlockedBloomView view;
-  const Status s = BlockedBloomView::Parse(bytes, &view);
-  EXPECT_FALSE(s.ok());
-  EXPECT_EQ(s.code(), code) << s.ToString();
-  EXPECT_NE(s.message().find(message_part), std::string::npos)
-      << "message was: " << s.message();
-}
+constexpr auto ExpectParseError = testing::ExpectParseError<BlockedBloomView>;
 
 TEST(BlockedBloomTest, MalformedBytesGiveClearErrors) {
   const std::string valid = ValidFilterBytes();

@@ -17,6 +17,7 @@
 #include "sstfilter/detail/endian.h"
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
+#include "support/format_checks.h"
 #include "support/keys.h"
 
 namespace sstfilter {
@@ -24,6 +25,7 @@ namespace {
 
 using testing::AbsentKeyHashes;
 using testing::FprTolerance;
+using testing::Hex;
 using testing::RandomKeyHashes;
 using testing::SequentialKeyHashes;
 
@@ -197,16 +199,6 @@ void SetSlot(std::string* slots, uint32_t f, uint64_t index, uint32_t value) {
     byte = static_cast<char>((byte & ~(1 << (bit % 8))) |
                              (((value >> b) & 1) << (bit % 8)));
   }
-}
-
-std::string Hex(std::string_view bytes) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char c : bytes) {
-    hex += kDigits[c >> 4];
-    hex += kDigits[c & 15];
-  }
-  return hex;
 }
 
 // ---------------------------------------------------------------------------
@@ -857,15 +849,7 @@ TEST(CuckooFilterTest, GoldenVectorsPinTheFormat) {
 // ---------------------------------------------------------------------------
 // Malformed input
 
-void ExpectParseError(const std::string& bytes, StatusCode code,
-                      const std::string& message_part) {
-  CuckooView view;
-  const Status s = CuckooView::Parse(bytes, &view);
-  EXPECT_FALSE(s.ok());
-  EXPECT_EQ(s.code(), code) << s.ToString();
-  EXPECT_NE(s.message().find(message_part), std::string::npos)
-      << "message was: " << s.message();
-}
+constexpr auto ExpectParseError = testing::ExpectParseError<CuckooView>;
 
 TEST(CuckooFilterTest, MalformedBytesGiveClearErrors) {
   const std::string valid = BuildStatic(SequentialKeyHashes(100), 12);

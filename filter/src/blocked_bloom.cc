@@ -175,20 +175,8 @@ double BlockedBloomParams::EstimatedFpr(uint64_t num_keys) const {
 }
 
 Status BlockedBloomView::Parse(std::string_view bytes, BlockedBloomView* out) {
-  FilterKind kind;
-  uint8_t version;
-  Status s = PeekFormat(bytes, &kind, &version);
+  Status s = CheckFormat(bytes, FilterKind::kBlockedBloom, kVersion);
   if (!s.ok()) return s;
-  if (kind != FilterKind::kBlockedBloom) {
-    return Status::InvalidArgument(
-        std::string("not a BlockedBloom filter (kind ") + FilterKindName(kind) +
-        ")");
-  }
-  if (version != kVersion) {
-    return Status::NotSupported("BlockedBloom format version " +
-                                std::to_string(version) +
-                                " is unknown (this build reads version 1)");
-  }
   if (bytes.size() < BlockedBloomParams::kHeaderBytes) {
     return Status::Corruption("BlockedBloom header truncated: " +
                               std::to_string(bytes.size()) + " of 24 bytes");

@@ -307,19 +307,8 @@ CuckooView::CuckooView(CuckooView&&) noexcept = default;
 CuckooView& CuckooView::operator=(CuckooView&&) noexcept = default;
 
 Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
-  FilterKind kind;
-  uint8_t version;
-  Status s = PeekFormat(bytes, &kind, &version);
+  Status s = CheckFormat(bytes, FilterKind::kCuckoo, kVersion);
   if (!s.ok()) return s;
-  if (kind != FilterKind::kCuckoo) {
-    return Status::InvalidArgument(std::string("not a Cuckoo filter (kind ") +
-                                   FilterKindName(kind) + ")");
-  }
-  if (version != kVersion) {
-    return Status::NotSupported("Cuckoo format version " +
-                                std::to_string(version) +
-                                " is unknown (this build reads version 1)");
-  }
   if (bytes.size() < kHeaderBytes) {
     return Status::Corruption("Cuckoo header truncated: " +
                               std::to_string(bytes.size()) + " of 8 bytes");

@@ -27,4 +27,24 @@ Status PeekFormat(std::string_view bytes, FilterKind* kind, uint8_t* version) {
   return Status::Ok();
 }
 
+Status CheckFormat(std::string_view bytes, FilterKind expected,
+                   uint8_t version) {
+  FilterKind kind;
+  uint8_t stored_version;
+  Status s = PeekFormat(bytes, &kind, &stored_version);
+  if (!s.ok()) return s;
+  const std::string name = FilterKindName(expected);
+  if (kind != expected) {
+    return Status::InvalidArgument("not a " + name + " filter (kind " +
+                                   FilterKindName(kind) + ")");
+  }
+  if (stored_version != version) {
+    return Status::NotSupported(name + " format version " +
+                                std::to_string(stored_version) +
+                                " is unknown (this build reads version " +
+                                std::to_string(version) + ")");
+  }
+  return Status::Ok();
+}
+
 }  // namespace sstfilter

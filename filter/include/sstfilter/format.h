@@ -31,4 +31,9 @@ const char* FilterKindName(FilterKind kind);
 // magic; the kind and version are returned as stored, known or not.
 Status PeekFormat(std::string_view bytes, FilterKind* kind, uint8_t* version);
 
+// PeekFormat, then: InvalidArgument unless the kind is `expected`, and
+// NotSupported unless the version is `version`. Every Parse starts here.
+Status CheckFormat(std::string_view bytes, FilterKind expected,
+                   uint8_t version);
+
 }  // namespace sstfilter
