@@ -105,6 +105,11 @@ void AnswerKeys(const std::vector<std::string>& keys,
           ReaderPolicy(report->table.compatibility_name)
               ->GetFilterBitsReader(rdb::Slice(block_bytes[block])));
     }
+    if (!readers[block]) {
+      answer.error = "the policy gave no reader for this block";
+      report->answers.push_back(std::move(answer));
+      continue;
+    }
     answer.answered = true;
     answer.may_match = readers[block]->MayMatch(rdb::Slice(key));
     report->answers.push_back(std::move(answer));
@@ -407,12 +412,11 @@ std::string FormatText(const FileReport& report, const PrintOptions& options) {
     }
     out += "  est. FPR    " + Percent(report.fpr) + "\n";
     if (table.filter_layout == sst::FilterLayout::kPartitioned) {
-      out +=
-          Printf("  partitions  %-12s %-12s %-12s\n", "min", "median", "max");
+      out += Printf("  partitions  %-12s %-12s %s\n", "min", "median", "max");
       for (const SpreadRow& row : SpreadRows(report)) {
         if (row.values.empty()) continue;
         const sst::Spread spread = sst::SpreadOf(row.values);
-        out += Printf("    %-9s %-12s %-12s %-12s\n", row.name,
+        out += Printf("    %-9s %-12s %-12s %s\n", row.name,
                       SpreadCell(spread.min, row).c_str(),
                       SpreadCell(spread.median, row).c_str(),
                       SpreadCell(spread.max, row).c_str());
