@@ -163,39 +163,25 @@ class BitsBuilder : public FilterBitsBuilder {
   // Always OK: the filter is built from memory we own and cannot fail.
   Slice Finish(std::unique_ptr<const char[]>* buf,
                ROCKSDB_NAMESPACE::Status* status) override {
-    // Without post-verification the hashes are freed as they are consumed.
+    // Without post-verification the hashes are freed once consumed.
     const bool release = !config_.post_verify;
     std::unique_ptr<char[]> out;
     size_t size = 0;
-    if (config_.kind == FilterKind::kCuckoo) {
-      // The cuckoo build takes one array: gather the chunks into it.
-      const size_t count = hashes_.size();
-      std::unique_ptr<uint64_t[]> all(new uint64_t[count]);
-      size_t at = 0;
-      hashes_.ForEachChunk(release, [&](const uint64_t* hashes, size_t n) {
-        std::copy(hashes, hashes + n, all.get() + at);
-        at += n;
-      });
-      std::string filter;
-      if (BuildStaticCuckoo(all.get(), count, config_.fingerprint_bits, &filter)
-              .ok()) {
-        all.reset();
-        size = filter.size();
-        out.reset(new char[size]);
-        std::memcpy(out.get(), filter.data(), size);
-      } else {
-        out = WriteBlockedBloom(count, &size, [&](BlockedBloomWriter& w) {
-          w.add_batch(all.get(), count);
-        });
-      }
+    std::string cuckoo;
+    if (config_.kind == FilterKind::kCuckoo && BuildCuckoo(&cuckoo)) {
+      if (release) hashes_.clear();
+      size = cuckoo.size();
+      out.reset(new char[size]);
+      std::memcpy(out.get(), cuckoo.data(), size);
     } else {
-      out =
-          WriteBlockedBloom(hashes_.size(), &size, [&](BlockedBloomWriter& w) {
-            hashes_.ForEachChunk(release,
-                                 [&](const uint64_t* hashes, size_t n) {
-                                   w.add_batch(hashes, n);
-                                 });
-          });
+      const auto params = BlockedBloomParams::ForBitsPerKey(
+          hashes_.size(), config_.bits_per_key);
+      size = params.SerializedSize();
+      out.reset(new char[size]);
+      BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.get()));
+      hashes_.ForEachChunk(release, [&](const uint64_t* hashes, size_t n) {
+        writer.add_batch(hashes, n);
+      });
     }
     const Slice result(out.get(), size);
     *buf = std::move(out);
@@ -254,18 +240,20 @@ class BitsBuilder : public FilterBitsBuilder {
   }
 
  private:
-  // A BlockedBloom filter sized for `count` keys, which add_keys(writer)
-  // adds.
-  template <class AddKeys>
-  std::unique_ptr<char[]> WriteBlockedBloom(size_t count, size_t* size,
-                                            AddKeys&& add_keys) {
-    const auto params =
-        BlockedBloomParams::ForBitsPerKey(count, config_.bits_per_key);
-    *size = params.SerializedSize();
-    std::unique_ptr<char[]> out(new char[*size]);
-    BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.get()));
-    add_keys(writer);
-    return out;
+  // The cuckoo build takes one array, which it sorts in place: build from
+  // a copy of the chunks, kept until the build succeeds so that a failure
+  // (more keys than the format holds) can fall back to BlockedBloom.
+  bool BuildCuckoo(std::string* out) {
+    const size_t count = hashes_.size();
+    std::unique_ptr<uint64_t[]> all(new uint64_t[count]);
+    size_t at = 0;
+    hashes_.ForEachChunk(false, [&](const uint64_t* hashes, size_t n) {
+      std::copy(hashes, hashes + n, all.get() + at);
+      at += n;
+    });
+    return BuildStaticCuckooInPlace(all.get(), count, config_.fingerprint_bits,
+                                    out)
+        .ok();
   }
 
   const BuilderConfig config_;
