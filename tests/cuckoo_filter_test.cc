@@ -487,9 +487,32 @@ TEST(CuckooFilterTest, StaticBuildIgnoresOrderAndDuplicates) {
   EXPECT_EQ(BuildStatic(keys, 12), BuildStatic(shuffled, 12));
 }
 
+TEST(CuckooFilterTest, StaticBuildFromRunsEqualsBuildFromOneArray) {
+  // The RocksDB builder hands over its hash chunks as runs; overlapping
+  // runs with repeats must give exactly the one-array filter.
+  const auto keys = RandomKeyHashes(30000, 21);
+  std::vector<std::vector<uint64_t>> chunks = {
+      {keys.begin(), keys.begin() + 4096},
+      {keys.begin() + 4096, keys.begin() + 20000},
+      {keys.begin() + 19000, keys.end()},  // overlaps the previous run
+      {},
+      {keys.begin(), keys.begin() + 10}};
+  std::vector<HashRun> runs;
+  for (auto& chunk : chunks) runs.push_back({chunk.data(), chunk.size()});
+  std::string from_runs;
+  ASSERT_TRUE(BuildStaticCuckoo(runs.data(), runs.size(), 12, &from_runs).ok());
+  EXPECT_EQ(from_runs, BuildStatic(keys, 12));
+  for (const auto& chunk : chunks) {
+    EXPECT_TRUE(std::is_sorted(chunk.begin(), chunk.end()))
+        << "runs are left sorted";
+  }
+}
+
 TEST(CuckooFilterTest, EmptyStaticFilterHasNoTablesAndAnswersNo) {
   std::string bytes;
-  ASSERT_TRUE(BuildStaticCuckoo(nullptr, 0, 12, &bytes).ok());
+  ASSERT_TRUE(
+      BuildStaticCuckoo(static_cast<const uint64_t*>(nullptr), 0, 12, &bytes)
+          .ok());
   EXPECT_EQ(bytes, HeaderBytes(12, 0));
   const CuckooView view = Parse(bytes);
   EXPECT_EQ(view.num_tables(), 0u);

@@ -12,3 +12,8 @@ sstfilter_add_test(rocksdb_db_test
   SOURCES rocksdb_db_test.cc
   LIBS sstfilter::rocksdb_plugin
   LABELS rocksdb)
+# Its own binary: it replaces the global operator new to count bytes.
+sstfilter_add_test(rocksdb_builder_memory_test
+  SOURCES rocksdb_builder_memory_test.cc
+  LIBS sstfilter::rocksdb_plugin
+  LABELS rocksdb)

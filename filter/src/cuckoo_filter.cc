@@ -198,23 +198,83 @@ void AppendTable(std::string* out, const PackedSlotsView& slots, uint32_t seed,
   }
 }
 
-// Inserts every hash into an empty table; false as soon as one finds no
-// place (the caller starts over).
-bool FillStaticTable(PackedSlots& slots, uint32_t seed, const uint64_t* hashes,
-                     size_t count) {
+// The distinct hashes of several sorted runs, in ascending order: a k-way
+// merge over a binary heap of the runs' heads.
+class MergedRuns {
+ public:
+  MergedRuns(const HashRun* runs, size_t num_runs) : runs_(runs) {
+    for (size_t r = 0; r < num_runs; ++r) {
+      if (runs[r].size > 0) heads_.push_back({runs[r].data[0], r, 0});
+    }
+    std::make_heap(heads_.begin(), heads_.end(), Later);
+  }
+
+  // The next distinct hash; false at the end.
+  bool Next(uint64_t* hash) {
+    while (!heads_.empty()) {
+      std::pop_heap(heads_.begin(), heads_.end(), Later);
+      Head& head = heads_.back();
+      const uint64_t value = head.value;
+      if (++head.index < runs_[head.run].size) {
+        head.value = runs_[head.run].data[head.index];
+        std::push_heap(heads_.begin(), heads_.end(), Later);
+      } else {
+        heads_.pop_back();
+      }
+      if (!has_last_ || value != last_) {
+        has_last_ = true;
+        last_ = value;
+        *hash = value;
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  struct Head {
+    uint64_t value;
+    size_t run, index;
+  };
+  static bool Later(const Head& a, const Head& b) { return a.value > b.value; }
+
+  const HashRun* runs_;
+  std::vector<Head> heads_;
+  bool has_last_ = false;
+  uint64_t last_ = 0;
+};
+
+// Inserts every distinct hash of `runs` into an empty table; false as soon
+// as one finds no place (the caller starts over).
+bool FillStaticTable(PackedSlots& slots, uint32_t seed, const HashRun* runs,
+                     size_t num_runs) {
   KickRng rng(seed * kSeedMultiplier + slots.num_buckets());
   StashEntry homeless;
-  // Prefetch a few items ahead: building a large table is bound by random
-  // bucket misses, not by arithmetic.
+  MergedRuns merged(runs, num_runs);
+  // Prefetch a few items ahead, through a small ring of upcoming hashes:
+  // building a large table is bound by random bucket misses.
   constexpr size_t kAhead = 8;
-  for (size_t i = 0; i < count; ++i) {
-    if (i + kAhead < count) {
-      const Location ahead = Locate(hashes[i + kAhead], seed, 0, slots);
-      __builtin_prefetch(slots.BucketAddress(ahead.bucket), 1);
-      __builtin_prefetch(slots.BucketAddress(ahead.alternate), 1);
+  uint64_t ahead[kAhead];
+  size_t buffered = 0;
+  while (buffered < kAhead && merged.Next(&ahead[buffered])) ++buffered;
+  for (size_t i = 0; i < buffered; ++i) {
+    const Location loc = Locate(ahead[i], seed, 0, slots);
+    __builtin_prefetch(slots.BucketAddress(loc.bucket), 1);
+    __builtin_prefetch(slots.BucketAddress(loc.alternate), 1);
+  }
+  for (size_t next = 0; buffered > 0; next = (next + 1) % kAhead) {
+    const uint64_t hash = ahead[next];
+    --buffered;
+    uint64_t incoming;
+    if (merged.Next(&incoming)) {
+      ahead[next] = incoming;
+      ++buffered;
+      const Location loc = Locate(incoming, seed, 0, slots);
+      __builtin_prefetch(slots.BucketAddress(loc.bucket), 1);
+      __builtin_prefetch(slots.BucketAddress(loc.alternate), 1);
     }
-    if (!Place(slots, 0, Locate(hashes[i], seed, 0, slots), kStaticMaxKicks,
-               rng, &homeless)) {
+    if (!Place(slots, 0, Locate(hash, seed, 0, slots), kStaticMaxKicks, rng,
+               &homeless)) {
       return false;
     }
   }
@@ -252,24 +312,26 @@ uint64_t StaticCuckooCapacity(size_t bytes, uint32_t fingerprint_bits) {
 Status BuildStaticCuckoo(const uint64_t* hashes, size_t count,
                          uint32_t fingerprint_bits, std::string* out) {
   std::vector<uint64_t> copy(hashes, hashes + count);
-  return BuildStaticCuckooInPlace(copy.data(), copy.size(), fingerprint_bits,
-                                  out);
+  const HashRun all{copy.data(), copy.size()};
+  return BuildStaticCuckoo(&all, 1, fingerprint_bits, out);
 }
 
-Status BuildStaticCuckooInPlace(uint64_t* hashes, size_t count,
-                                uint32_t fingerprint_bits, std::string* out) {
+Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
+                         uint32_t fingerprint_bits, std::string* out) {
   Status s = CheckFingerprintBits(fingerprint_bits);
   if (!s.ok()) return s;
-  // Equal hashes are the same item; more than 8 copies could never fit.
-  std::sort(hashes, hashes + count);
-  const size_t unique =
-      static_cast<size_t>(std::unique(hashes, hashes + count) - hashes);
+  for (size_t r = 0; r < num_runs; ++r) {
+    std::sort(runs[r].data, runs[r].data + runs[r].size);
+  }
+  uint64_t count = 0;  // distinct hashes: equal hashes are the same item
+  MergedRuns distinct(runs, num_runs);
+  for (uint64_t hash; distinct.Next(&hash);) ++count;
   out->clear();
-  if (unique == 0) {
+  if (count == 0) {
     AppendHeader(out, fingerprint_bits, 0);
     return Status::Ok();
   }
-  uint64_t num_buckets = StaticBuckets(unique);
+  uint64_t num_buckets = StaticBuckets(count);
   for (uint32_t seed = 0;; ++seed) {
     if (seed > 0 && seed % kSeedsPerSize == 0) {
       num_buckets += std::max<uint64_t>(1, num_buckets / 100);
@@ -287,7 +349,7 @@ Status BuildStaticCuckooInPlace(uint64_t* hashes, size_t count,
                 PackedSlotsView::BytesFor(num_buckets, fingerprint_bits));
     PackedSlots slots(reinterpret_cast<uint8_t*>(&(*out)[slots_at]),
                       num_buckets, fingerprint_bits);
-    if (FillStaticTable(slots, seed, hashes, unique)) return Status::Ok();
+    if (FillStaticTable(slots, seed, runs, num_runs)) return Status::Ok();
   }
 }
 

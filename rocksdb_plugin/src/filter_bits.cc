@@ -38,14 +38,15 @@ class HashChunks {
     ++size_;
   }
 
-  // Calls fn(hashes, count) for each chunk in order; with `release`, frees
-  // each chunk once fn returns and leaves this empty.
+  // Calls fn(hashes, count) for each chunk in order (fn may reorder a
+  // chunk's hashes); with `release`, frees each chunk once fn returns and
+  // leaves this empty.
   template <class Fn>
   void ForEachChunk(bool release, Fn&& fn) {
     size_t left = size_;
     for (auto& chunk : chunks_) {
       const size_t count = std::min(left, kChunkHashes);
-      fn(static_cast<const uint64_t*>(chunk.get()), count);
+      fn(chunk.get(), count);
       left -= count;
       if (release) chunk.reset();
     }
@@ -167,21 +168,33 @@ class BitsBuilder : public FilterBitsBuilder {
     const bool release = !config_.post_verify;
     std::unique_ptr<char[]> out;
     size_t size = 0;
-    std::string cuckoo;
-    if (config_.kind == FilterKind::kCuckoo && BuildCuckoo(&cuckoo)) {
-      if (release) hashes_.clear();
-      size = cuckoo.size();
-      out.reset(new char[size]);
-      std::memcpy(out.get(), cuckoo.data(), size);
-    } else {
-      const auto params = BlockedBloomParams::ForBitsPerKey(
-          hashes_.size(), config_.bits_per_key);
-      size = params.SerializedSize();
-      out.reset(new char[size]);
-      BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.get()));
-      hashes_.ForEachChunk(release, [&](const uint64_t* hashes, size_t n) {
-        writer.add_batch(hashes, n);
+    bool cuckoo_built = false;
+    if (config_.kind == FilterKind::kCuckoo) {
+      // The cuckoo build sorts and merges the chunks where they are; they
+      // are freed only afterwards, since a failed build (more keys than the
+      // format holds) falls back to a BlockedBloom over the same hashes.
+      std::vector<HashRun> runs;
+      hashes_.ForEachChunk(false, [&](uint64_t* hashes, size_t n) {
+        runs.push_back({hashes, n});
       });
+      std::string cuckoo;
+      if (BuildStaticCuckoo(runs.data(), runs.size(), config_.fingerprint_bits,
+                            &cuckoo)
+              .ok()) {
+        if (release) hashes_.clear();
+        size = cuckoo.size();
+        out.reset(new char[size]);
+        std::memcpy(out.get(), cuckoo.data(), size);
+        cuckoo_built = true;
+      }
+    }
+    if (!cuckoo_built) {
+      out = WriteBlockedBloom(
+          hashes_.size(), &size, [&](BlockedBloomWriter& writer) {
+            hashes_.ForEachChunk(release, [&](const uint64_t* h, size_t n) {
+              writer.add_batch(h, n);
+            });
+          });
     }
     const Slice result(out.get(), size);
     *buf = std::move(out);
@@ -240,20 +253,17 @@ class BitsBuilder : public FilterBitsBuilder {
   }
 
  private:
-  // The cuckoo build takes one array, which it sorts in place: build from
-  // a copy of the chunks, kept until the build succeeds so that a failure
-  // (more keys than the format holds) can fall back to BlockedBloom.
-  bool BuildCuckoo(std::string* out) {
-    const size_t count = hashes_.size();
-    std::unique_ptr<uint64_t[]> all(new uint64_t[count]);
-    size_t at = 0;
-    hashes_.ForEachChunk(false, [&](const uint64_t* hashes, size_t n) {
-      std::copy(hashes, hashes + n, all.get() + at);
-      at += n;
-    });
-    return BuildStaticCuckooInPlace(all.get(), count, config_.fingerprint_bits,
-                                    out)
-        .ok();
+  // A BlockedBloom for `count` keys, which `feed` adds to the writer.
+  template <typename Feed>
+  std::unique_ptr<char[]> WriteBlockedBloom(size_t count, size_t* size,
+                                            Feed&& feed) const {
+    const auto params =
+        BlockedBloomParams::ForBitsPerKey(count, config_.bits_per_key);
+    *size = params.SerializedSize();
+    std::unique_ptr<char[]> out(new char[*size]);
+    BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.get()));
+    feed(writer);
+    return out;
   }
 
   const BuilderConfig config_;

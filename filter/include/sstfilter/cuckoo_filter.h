@@ -83,22 +83,30 @@ size_t StaticCuckooBytes(uint64_t num_keys, uint32_t fingerprint_bits);
 uint64_t StaticCuckooCapacity(size_t bytes, uint32_t fingerprint_bits);
 
 // Builds a static filter holding `hashes` (duplicates allowed, any order)
-// at about 96% load, into *out (replaced). It does not fail on any input:
-// an unlucky placement is retried with another seed, then with slightly
-// more buckets. (Below about 6 fingerprint bits, large inputs cannot reach
-// 96%: too few fingerprints give too few alternate buckets, so the build
-// grows; measured at f = 4: load 0.90-0.94 for 1e5-1e6 keys.) Errors only for
-// fingerprint_bits outside 4..32 (InvalidArgument) or more keys than the format
-// holds (CapacityExceeded).
+// at about 96% load, into *out (replaced). Equal hashes are one item, and
+// the same set gives the same bytes in any order. It does not fail on any
+// input: an unlucky placement is retried with another seed, then with
+// slightly more buckets. (Below about 6 fingerprint bits, large inputs
+// cannot reach 96%: too few fingerprints give too few alternate buckets, so
+// the build grows; measured at f = 4: load 0.90-0.94 for 1e5-1e6 keys.)
+// Errors only for fingerprint_bits outside 4..32 (InvalidArgument) or more
+// keys than the format holds (CapacityExceeded). Works on a sorted copy of
+// `hashes`.
 Status BuildStaticCuckoo(const uint64_t* hashes, size_t count,
                          uint32_t fingerprint_bits, std::string* out);
 
-// The same, for a caller that owns `hashes` and wants no copy of them: the
-// array is sorted and its duplicates dropped in place (its contents are
-// unspecified afterwards). The RocksDB builder uses this to stay within
-// about 8 bytes per key beyond the filter.
-Status BuildStaticCuckooInPlace(uint64_t* hashes, size_t count,
-                                uint32_t fingerprint_bits, std::string* out);
+// A run of hashes: one chunk of a caller's hash storage.
+struct HashRun {
+  uint64_t* data;
+  size_t size;
+};
+
+// The same over the union of several runs, with no copy of them: each run
+// is sorted in place (and stays sorted, so a caller may build again from
+// them), then the runs are merged as they are placed. For builders that
+// keep their hashes in chunks, like the RocksDB one (~8 bytes per key).
+Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
+                         uint32_t fingerprint_bits, std::string* out);
 
 // A read-only view over serialized cuckoo bytes (static or dynamic). It
 // does not own them; the bytes must outlive it. Immutable and thread-safe.
