@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Draws the PNG plots of sstfilter-compare's results with gnuplot.
+#
+# usage: bench/plot.sh [RESULTS_DIR [PLOTS_DIR]]
+#   RESULTS_DIR  where sstfilter-compare wrote its CSVs (bench/results)
+#   PLOTS_DIR    where the PNGs go (bench/plots)
+# Plots:
+#   fpr_vs_bits.png     measured FPR against stored bits/key, every policy,
+#                       with the theoretical curves
+#   query_vs_size.png   absent-key query ns against total filter size
+#   cuckoo_n.png        the f = 12 cuckoo filter from 1e3 to 1e7 keys
+#   scenarios.png       absent-key query ns per scenario at 10 bits/key
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+results="${1:-$root/bench/results}"
+plots="${2:-$root/bench/plots}"
+command -v gnuplot >/dev/null || {
+  echo "plot.sh: gnuplot not found (gnuplot-nox; tools/setup.sh)" >&2
+  exit 1
+}
+for f in sweep_fpr.csv theory.csv sweep_size.csv cuckoo_n.csv compare.csv; do
+  [ -f "$results/$f" ] || {
+    echo "plot.sh: $results/$f missing; run sstfilter-compare first" >&2
+    exit 1
+  }
+done
+mkdir -p "$plots"
+
+# scenarios.png reads one row per policy of the 10 bits/key group.
+scenarios="$(mktemp)"
+trap 'rm -f "$scenarios"' EXIT
+awk -F, '
+  NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+  $1 == "10" {
+    print $2, $(col["a_absent_ns"]), $(col["b_absent_ns"]),
+          $(col["c_absent_ns"]), $(col["cb_absent_ns"])
+  }' "$results/compare.csv" >"$scenarios"
+
+gnuplot <<EOF
+set terminal pngcairo size 900,600 font "sans,10"
+set datafile separator ","
+set key top right
+set grid
+
+set output "$plots/fpr_vs_bits.png"
+set title "False-positive rate against bits/key (1e6 keys; measured on up to 1e7 absent keys)"
+set xlabel "stored bits/key"
+set ylabel "FPR"
+set logscale y
+set format y "10^{%T}"
+set xrange [4:24.5]
+is(p) = strcol(1) eq p
+plot "$results/theory.csv" using 1:2 skip 1 with lines lw 1 dt 2 lc rgb "gray40" title "standard Bloom, best k", \
+     "" using 1:3 skip 1 with lines lw 1 dt 3 lc rgb "gray20" title "cache-local Bloom (512-bit blocks), best k", \
+     "" using 1:4 skip 1 with lines lw 1 dt 4 lc rgb "dark-violet" title "cuckoo 2b/2^f, b=4, f=0.96c", \
+     "" using 1:5 skip 1 with lines lw 2 lc rgb "black" title "lower bound 2^{-c}", \
+     "$results/sweep_fpr.csv" using (is("bloomfilter") ? \$3 : 1/0):4 skip 1 with linespoints pt 7 lc rgb "red" title "bloomfilter", \
+     "" using (is("ribbonfilter") ? \$3 : 1/0):4 skip 1 with linespoints pt 5 lc rgb "orange" title "ribbonfilter", \
+     "" using (is("BlockedBloom") ? \$3 : 1/0):4 skip 1 with linespoints pt 9 lc rgb "blue" title "sstfilter.BlockedBloom", \
+     "" using (is("Cuckoo") ? \$3 : 1/0):4 skip 1 with linespoints pt 13 lc rgb "dark-green" title "sstfilter.Cuckoo (f = 4..24)"
+
+set output "$plots/query_vs_size.png"
+set title "Absent-key query time against total filter size (10 bits/key, random filter per query)"
+set xlabel "total size of the filters (MiB)"
+set ylabel "ns per query"
+set logscale x
+unset logscale y
+set format y "%g"
+set format x "%g"
+set xrange [*:*]
+set yrange [0:*]
+set key top left
+plot "$results/sweep_size.csv" using (is("bloomfilter") ? \$3 : 1/0):4 skip 1 with linespoints pt 7 lc rgb "red" title "bloomfilter", \
+     "" using (is("FastLocalBloom-AVX2") ? \$3 : 1/0):4 skip 1 with linespoints pt 6 lc rgb "dark-red" title "FastLocalBloom-AVX2", \
+     "" using (is("ribbonfilter") ? \$3 : 1/0):4 skip 1 with linespoints pt 5 lc rgb "orange" title "ribbonfilter", \
+     "" using (is("BlockedBloom") ? \$3 : 1/0):4 skip 1 with linespoints pt 9 lc rgb "blue" title "sstfilter.BlockedBloom", \
+     "" using (is("Cuckoo") ? \$3 : 1/0):4 skip 1 with linespoints pt 13 lc rgb "dark-green" title "sstfilter.Cuckoo", \
+     "" using (is("Hybrid") ? \$3 : 1/0):4 skip 1 with linespoints pt 11 lc rgb "cyan" title "sstfilter.Hybrid"
+
+set output "$plots/cuckoo_n.png"
+set title "sstfilter.Cuckoo, f = 12, from 1e3 to 1e7 keys"
+set xlabel "keys"
+set ylabel "FPR %"
+set y2label "stored bits/key"
+set ytics nomirror
+set y2tics
+set yrange [0.15:0.22]
+set y2range [12.3:12.8]
+set logscale x
+set format x "10^{%T}"
+set key bottom right
+plot "$results/cuckoo_n.csv" using 1:(\$3*100) skip 1 with linespoints pt 7 lc rgb "dark-green" title "FPR % (1e7 absent keys)", \
+     0.19 with lines dt 2 lc rgb "dark-green" title "FPR target 0.19%", \
+     "" using 1:2 skip 1 axes x1y2 with linespoints pt 5 lc rgb "blue" title "stored bits/key", \
+     12.7 axes x1y2 with lines dt 2 lc rgb "blue" title "bits/key target 12.7"
+
+reset
+set terminal pngcairo size 900,500 font "sans,10"
+set output "$plots/scenarios.png"
+set title "Absent-key query time per scenario, 10 bits/key (median ns per key)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set ylabel "ns per key"
+set yrange [0:*]
+set grid ytics
+set key top left
+set xtics rotate by -20
+plot "$scenarios" using 2:xtic(1) title "(a) one cached filter", \
+     "" using 3 title "(b) random filter of many", \
+     "" using 4 title "(c) batched 32, cached filter", \
+     "" using 5 title "(c) batched 32, random filter"
+EOF
+
+ls -l "$plots"/*.png
