@@ -9,9 +9,9 @@ sstfilter_add_test(tools_cli_test
   LIBS sstfilter_inspector sstfilter::rocksdb_plugin
   LABELS tools)
 add_dependencies(tools_cli_test sstfilter-inspect sstfilter-ldb
-                 sstfilter-sst-dump sstfilter_preload)
+                 sstfilter-sst-dump sstfilter_rocksdb_preload)
 target_compile_definitions(tools_cli_test PRIVATE
   SSTFILTER_INSPECT_BIN="$<TARGET_FILE:sstfilter-inspect>"
   SSTFILTER_LDB_BIN="$<TARGET_FILE:sstfilter-ldb>"
   SSTFILTER_SST_DUMP_BIN="$<TARGET_FILE:sstfilter-sst-dump>"
-  SSTFILTER_PRELOAD_LIB="$<TARGET_FILE:sstfilter_preload>")
+  SSTFILTER_PRELOAD_LIB="$<TARGET_FILE:sstfilter_rocksdb_preload>")
