@@ -5,13 +5,9 @@
 find_path(ROCKSDB_INCLUDE_DIR rocksdb/version.h REQUIRED)
 find_library(ROCKSDB_LIBRARY rocksdb REQUIRED)
 
-file(STRINGS "${ROCKSDB_INCLUDE_DIR}/rocksdb/version.h" _rdb_version_lines
-     REGEX "^#define ROCKSDB_(MAJOR|MINOR|PATCH) ")
-foreach(_line IN LISTS _rdb_version_lines)
-  string(REGEX MATCH "ROCKSDB_(MAJOR|MINOR|PATCH) ([0-9]+)" _m "${_line}")
-  set(_rdb_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
-endforeach()
-set(ROCKSDB_INSTALLED_VERSION "${_rdb_MAJOR}.${_rdb_MINOR}.${_rdb_PATCH}")
+include(${CMAKE_CURRENT_LIST_DIR}/RocksDBVersion.cmake)
+sstfilter_rocksdb_version("${ROCKSDB_INCLUDE_DIR}/rocksdb/version.h"
+                          ROCKSDB_INSTALLED_VERSION)
 
 set(SSTFILTER_ROCKSDB_SOURCE_DIR
     "${PROJECT_SOURCE_DIR}/.deps/rocksdb-${ROCKSDB_INSTALLED_VERSION}"
@@ -24,13 +20,9 @@ if(NOT EXISTS "${_internal_header}")
     "not found at ${SSTFILTER_ROCKSDB_SOURCE_DIR}. Run tools/setup.sh first.")
 endif()
 
-file(STRINGS "${SSTFILTER_ROCKSDB_SOURCE_DIR}/include/rocksdb/version.h"
-     _src_version_lines REGEX "^#define ROCKSDB_(MAJOR|MINOR|PATCH) ")
-foreach(_line IN LISTS _src_version_lines)
-  string(REGEX MATCH "ROCKSDB_(MAJOR|MINOR|PATCH) ([0-9]+)" _m "${_line}")
-  set(_src_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
-endforeach()
-set(ROCKSDB_SOURCE_VERSION "${_src_MAJOR}.${_src_MINOR}.${_src_PATCH}")
+sstfilter_rocksdb_version(
+  "${SSTFILTER_ROCKSDB_SOURCE_DIR}/include/rocksdb/version.h"
+  ROCKSDB_SOURCE_VERSION)
 if(NOT ROCKSDB_SOURCE_VERSION STREQUAL ROCKSDB_INSTALLED_VERSION)
   message(FATAL_ERROR
     "RocksDB version mismatch: installed librocksdb-dev is "

@@ -1,0 +1,19 @@
+# RocksDB plugin-folder description (RocksDB's plugin/README.md). Link or
+# copy this directory to <rocksdb>/plugin/sstfilter and build RocksDB with
+#   make ROCKSDB_PLUGINS=sstfilter SSTFILTER_PREFIX=<prefix> db_bench
+# or
+#   cmake -DROCKSDB_PLUGINS=sstfilter -DCMAKE_PREFIX_PATH=<prefix> ...
+# RocksDB then compiles these sources into its library and calls the
+# registration function from ObjectRegistry::Default(), so its db_bench,
+# ldb and db_stress know the sstfilter.* policies. The filters themselves
+# come from an installed sstfilter core (cmake --install, see README): the
+# Makefile takes it from SSTFILTER_PREFIX, CMake from find_package
+# (CMakeLists.txt). RocksDB's CMake reads the three lines below with
+# regular expressions: keep each on one line, spaced as they are.
+sstfilter_SOURCES = src/filter_bits.cc src/policies.cc
+sstfilter_HEADERS = include/sstfilter/rocksdb_plugin.h
+sstfilter_FUNC = RegisterSstfilterPolicies
+
+SSTFILTER_PREFIX ?= /usr/local
+sstfilter_CXXFLAGS = -I./plugin/sstfilter/include -I$(SSTFILTER_PREFIX)/include
+sstfilter_LDFLAGS = -L$(SSTFILTER_PREFIX)/lib -lsstfilter -lxxhash
