@@ -1,0 +1,474 @@
+// sstfilter-db-demo: builds a real RocksDB database with each filter policy
+// (sstfilter's three and RocksDB's built-in Bloom, at the same bits/key),
+// looks up present and absent keys, and prints one side-by-side table.
+//
+//   sstfilter-db-demo [--keys N] [--lookups M] [--bits_per_key B,...]
+//                     [--policies ID,...] [--dir D]    (--help: defaults)
+//
+// Every database has the same keys in the same LSM shape: four runs of the
+// key space, compacted to L3 (bottommost), L2 and L1 and one left on L0 as
+// a flush, sized 64:16:4:1 as a leveled LSM grows by level. So every absent
+// key is checked against four filters (one file per level), as in a real
+// Get. Exits 1 if any lookup gives a wrong answer or a file has no filter.
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "inspector.h"
+#include "rocksdb/cache.h"
+#include "rocksdb/convenience.h"
+#include "rocksdb/db.h"
+#include "rocksdb/filter_policy.h"
+#include "rocksdb/statistics.h"
+#include "rocksdb/table.h"
+#include "rocksdb/table_properties.h"
+#include "rocksdb/version.h"
+#include "rocksdb/write_batch.h"
+#include "sstfilter/hash.h"
+#include "sstfilter/rocksdb_plugin.h"
+
+namespace {
+
+namespace rdb = ROCKSDB_NAMESPACE;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kLevels = 4;
+// Of every 85 keys, 64 go to L3, 16 to L2, 4 to L1 and 1 stays on L0.
+constexpr uint64_t kRunWeights[kLevels] = {1, 4, 16, 64};  // L0..L3
+constexpr uint64_t kWeightTotal = 85;
+constexpr size_t kValueSize = 64;
+constexpr size_t kMultiGetBatch = 32;
+// Absent-key lookups are fast: their rate is the best of a few passes.
+constexpr int kAbsentPasses = 5;
+
+struct Args {
+  uint64_t keys = 300'000;
+  uint64_t lookups = 100'000;
+  // Each budget gets the four default policies.
+  std::vector<std::string> bits_per_key = {"10", "16"};
+  std::vector<std::string> policies;  // default: from bits_per_key
+  std::string dir;                    // default: a temporary directory
+};
+
+// Present keys are Key(i) for i < keys, absent ones Key(i) above: 16 hex
+// digits of a bijective mix of i, so both sets spread evenly over the key
+// space and every absent key falls inside the files' key ranges.
+std::string Key(uint64_t i) {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016" PRIx64, sstfilter::Remix64(i));
+  return buf;
+}
+
+// Half random, half repetitive, so Snappy halves it as db_bench's values.
+std::string Value(uint64_t i) {
+  std::string value = Key(~i) + Key(i * 7 + 3);
+  value.resize(kValueSize, 'v');
+  return value;
+}
+
+int LevelOf(uint64_t i) {
+  uint64_t slot = i % kWeightTotal;
+  for (int level = 0; level < kLevels; ++level) {
+    if (slot < kRunWeights[level]) return level;
+    slot -= kRunWeights[level];
+  }
+  return kLevels - 1;
+}
+
+rdb::Status MakeOptions(const std::string& policy, rdb::Options* options) {
+  options->create_if_missing = true;
+  options->compression = rdb::kSnappyCompression;
+  options->disable_auto_compactions = true;  // the LSM is built explicitly
+  options->write_buffer_size = 512 << 20;    // one flush per run
+  options->statistics = rdb::CreateDBStatistics();
+  rdb::BlockBasedTableOptions table;
+  const rdb::Status s = rdb::FilterPolicy::CreateFromString(
+      rdb::ConfigOptions(), policy, &table.filter_policy);
+  table.block_cache = rdb::NewLRUCache(8 << 20);  // RocksDB's default size
+  options->table_factory.reset(rdb::NewBlockBasedTableFactory(table));
+  return s;
+}
+
+std::vector<std::string> FilesAtLevel(rdb::DB* db, int level) {
+  rdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  std::vector<std::string> names;
+  for (const auto& file : meta.levels[level].files) {
+    names.push_back(file.db_path + file.name);
+  }
+  return names;
+}
+
+// Writes run L3 first, compacts it to L3, then L2, L1, and flushes L0.
+rdb::Status BuildLsm(rdb::DB* db, uint64_t num_keys) {
+  rdb::WriteOptions write_options;
+  write_options.disableWAL = true;
+  rdb::Status s;
+  for (int level = kLevels - 1; level >= 0 && s.ok(); --level) {
+    rdb::WriteBatch batch;
+    for (uint64_t i = 0; i < num_keys && s.ok(); ++i) {
+      if (LevelOf(i) != level) continue;
+      batch.Put(Key(i), Value(i));
+      if (batch.Count() == 1000) {
+        s = db->Write(write_options, &batch);
+        batch.Clear();
+      }
+    }
+    if (s.ok()) s = db->Write(write_options, &batch);
+    if (s.ok()) s = db->Flush(rdb::FlushOptions());
+    if (s.ok() && level > 0) {
+      rdb::CompactionOptions compaction;
+      compaction.compression = rdb::kSnappyCompression;
+      compaction.output_file_size_limit = 4 << 20;
+      s = db->CompactFiles(compaction, FilesAtLevel(db, 0), level);
+    }
+  }
+  return s;
+}
+
+struct Row {
+  std::string policy;
+  std::string filters;  // the filter kind of each level
+  std::string shape;    // files per level
+  double bits_per_key = 0;
+  double estimated_fpr = 0;
+  double measured_fpr = 0;
+  uint64_t filter_checks = 0;
+  uint64_t reads_avoided = 0;
+  double absent_get_per_s = 0;
+  double absent_multiget_per_s = 0;
+  double present_get_per_s = 0;
+};
+
+// "L0 BlockedBloom, L1-L3 Cuckoo" from the kind on each level.
+std::string DescribeLevels(const std::vector<std::string>& kinds) {
+  std::string out;
+  for (size_t first = 0; first < kinds.size();) {
+    size_t last = first;
+    while (last + 1 < kinds.size() && kinds[last + 1] == kinds[first]) ++last;
+    if (!out.empty()) out += ", ";
+    out += "L" + std::to_string(first);
+    if (last > first) out += "-L" + std::to_string(last);
+    out += " " + kinds[first];
+    first = last + 1;
+  }
+  return out;
+}
+
+// Filter sizes from the tables' properties; the kind of each filter and
+// the FPR its fill predicts from the inspector. The expected FPR per
+// filter check weighs each file by the share of absent Gets it sees: all
+// of them for an L0 file, its share of the keys for a file on L1+.
+rdb::Status DescribeFilters(rdb::DB* db, Row* row) {
+  rdb::TablePropertiesCollection tables;
+  rdb::Status s = db->GetPropertiesOfAllTables(&tables);
+  if (!s.ok()) return s;
+  uint64_t filter_bytes = 0, filter_entries = 0;
+  for (const auto& entry : tables) {
+    const rdb::TableProperties* properties = entry.second.get();
+    filter_bytes += properties->filter_size;
+    filter_entries += properties->num_filter_entries;
+  }
+  row->bits_per_key =
+      filter_entries ? filter_bytes * 8.0 / filter_entries : 0.0;
+
+  rdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  std::vector<std::string> kinds;
+  double expected_positives = 0, expected_checks = 0;
+  for (int level = 0; level < kLevels; ++level) {
+    const auto& files = meta.levels[level].files;
+    row->shape += (level ? " " : "") + std::to_string(files.size());
+    uint64_t level_keys = 0;
+    for (const auto& file : files) level_keys += file.num_entries;
+    std::string kind;
+    for (const auto& file : files) {
+      const sstfilter::inspect::FileReport report =
+          sstfilter::inspect::InspectFile(file.db_path + file.name, {});
+      if (!report.status.ok()) {
+        return rdb::Status::Corruption(file.db_path + file.name,
+                                       report.status.ToString());
+      }
+      if (report.blocks.empty()) {
+        return rdb::Status::Corruption(file.db_path + file.name,
+                                       "the table has no filter");
+      }
+      const std::string& file_kind = report.blocks.front().kind;
+      kind = kind.empty() || kind == file_kind ? file_kind : "mixed";
+      const double share =
+          level == 0 ? 1.0
+                     : static_cast<double>(file.num_entries) /
+                           static_cast<double>(level_keys ? level_keys : 1);
+      expected_positives += share * report.fpr;
+      expected_checks += share;
+    }
+    kinds.push_back(kind.empty() ? "none" : kind);
+  }
+  row->filters = DescribeLevels(kinds);
+  row->estimated_fpr =
+      expected_checks > 0 ? expected_positives / expected_checks : 0;
+  return rdb::Status::OK();
+}
+
+// The fastest of `passes` runs of `pass`, which looks up `count` keys, in
+// lookups per second. The first run also warms the index blocks.
+template <typename Pass>
+double FastestPerSecond(int passes, uint64_t count, const Pass& pass) {
+  double best = 0;
+  for (int i = 0; i < passes; ++i) {
+    const auto start = Clock::now();
+    pass();
+    const double seconds =
+        std::chrono::duration<double>(Clock::now() - start).count();
+    if (seconds > 0) best = std::max(best, count / seconds);
+  }
+  return best;
+}
+
+// Gets and MultiGets of absent keys, then Gets of present keys. Corruption
+// if any answer is wrong.
+rdb::Status MeasureLookups(rdb::DB* db, rdb::Statistics* stats,
+                           const Args& args, Row* row) {
+  bool ok = true;
+  std::vector<std::string> absent(args.lookups);
+  for (uint64_t i = 0; i < args.lookups; ++i) absent[i] = Key(args.keys + i);
+  std::string value;
+  const rdb::ReadOptions read_options;
+
+  stats->Reset();
+  row->absent_get_per_s = FastestPerSecond(kAbsentPasses, absent.size(), [&] {
+    for (const std::string& key : absent) {
+      ok &= db->Get(read_options, key, &value).IsNotFound();
+    }
+  });
+  // Every pass checks the same filters with the same answers.
+  const uint64_t useful =
+      stats->getTickerCount(rdb::BLOOM_FILTER_USEFUL) / kAbsentPasses;
+  const uint64_t positive =
+      (stats->getTickerCount(rdb::BLOOM_FILTER_FULL_POSITIVE) -
+       stats->getTickerCount(rdb::BLOOM_FILTER_FULL_TRUE_POSITIVE)) /
+      kAbsentPasses;
+  row->reads_avoided = useful;
+  row->filter_checks = useful + positive;
+  row->measured_fpr = row->filter_checks
+                          ? static_cast<double>(positive) / row->filter_checks
+                          : 0;
+
+  const std::vector<rdb::Slice> slices(absent.begin(), absent.end());
+  const uint64_t batches = slices.size() / kMultiGetBatch;
+  std::vector<rdb::PinnableSlice> values(kMultiGetBatch);
+  std::vector<rdb::Status> statuses(kMultiGetBatch);
+  row->absent_multiget_per_s =
+      FastestPerSecond(kAbsentPasses, batches * kMultiGetBatch, [&] {
+        for (uint64_t b = 0; b < batches; ++b) {
+          db->MultiGet(read_options, db->DefaultColumnFamily(), kMultiGetBatch,
+                       &slices[b * kMultiGetBatch], values.data(),
+                       statuses.data());
+          for (const rdb::Status& s : statuses) ok &= s.IsNotFound();
+        }
+      });
+
+  // Present keys spread over the whole key space, and so over the levels.
+  const uint64_t stride =
+      args.keys / args.lookups ? args.keys / args.lookups : 1;
+  std::vector<std::string> present(args.lookups);
+  std::vector<std::string> present_values(args.lookups);
+  for (uint64_t i = 0; i < args.lookups; ++i) {
+    present[i] = Key(i * stride % args.keys);
+    present_values[i] = Value(i * stride % args.keys);
+  }
+  row->present_get_per_s = FastestPerSecond(1, present.size(), [&] {
+    for (size_t i = 0; i < present.size(); ++i) {
+      ok &= db->Get(read_options, present[i], &value).ok() &&
+            value == present_values[i];
+    }
+  });
+  return ok ? rdb::Status::OK()
+            : rdb::Status::Corruption(
+                  "a lookup found an absent key or missed a present one");
+}
+
+rdb::Status RunPolicy(const rdb::Options& options, const std::string& path,
+                      const Args& args, Row* row) {
+  rdb::DB* raw = nullptr;
+  rdb::Status s = rdb::DB::Open(options, path, &raw);
+  std::unique_ptr<rdb::DB> db(raw);
+  if (s.ok()) s = BuildLsm(db.get(), args.keys);
+  if (s.ok()) s = DescribeFilters(db.get(), row);
+  if (s.ok()) s = MeasureLookups(db.get(), options.statistics.get(), args, row);
+  if (db != nullptr) {
+    const rdb::Status closed = db->Close();
+    if (s.ok()) s = closed;
+  }
+  return s;
+}
+
+std::string WithThousands(uint64_t n) {
+  std::string digits = std::to_string(n);
+  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) {
+    digits.insert(static_cast<size_t>(at), ",");
+  }
+  return digits;
+}
+
+void PrintTable(const Args& args, const std::vector<Row>& rows) {
+  std::printf(
+      "sstfilter DB demo: RocksDB %d.%d.%d, %s keys (16-byte keys, %zu-byte "
+      "values, Snappy)\nin an LSM of %d levels (files per level L0..L3: %s); "
+      "%s absent and %s present lookups, one thread.\n\n",
+      ROCKSDB_MAJOR, ROCKSDB_MINOR, ROCKSDB_PATCH,
+      WithThousands(args.keys).c_str(), kValueSize, kLevels,
+      rows.empty() ? "" : rows.front().shape.c_str(),
+      WithThousands(args.lookups).c_str(), WithThousands(args.lookups).c_str());
+  std::printf(
+      "| policy | filters | bits/key | FPR measured | FPR expected | "
+      "data-block reads avoided | absent Get/s | absent MultiGet/s | "
+      "present Get/s |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const Row& r : rows) {
+    std::printf(
+        "| %s | %s | %.2f | %.3f%% | %.3f%% | %s of %s | %s | %s | %s |\n",
+        r.policy.c_str(), r.filters.c_str(), r.bits_per_key,
+        100 * r.measured_fpr, 100 * r.estimated_fpr,
+        WithThousands(r.reads_avoided).c_str(),
+        WithThousands(r.filter_checks).c_str(),
+        WithThousands(static_cast<uint64_t>(r.absent_get_per_s)).c_str(),
+        WithThousands(static_cast<uint64_t>(r.absent_multiget_per_s)).c_str(),
+        WithThousands(static_cast<uint64_t>(r.present_get_per_s)).c_str());
+  }
+  std::printf(
+      "\nbits/key: filter size x 8 / filter entries, summed over the SST "
+      "properties.\nFPR measured: filter checks of absent Gets that said "
+      "\"may match\" (rocksdb.bloom.filter.full.positive).\nFPR expected: "
+      "what each filter's fill predicts (sstfilter-inspect), weighted as the "
+      "Gets see the files.\ndata-block reads avoided: "
+      "rocksdb.bloom.filter.useful over the absent Gets, of all their filter "
+      "checks.\nLookups/s: one thread on this machine, absent ones the fastest "
+      "of %d passes;\nbench/ has repeated measurements.\n",
+      kAbsentPasses);
+}
+
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> parts;
+  for (size_t start = 0; start <= text.size();) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    if (comma > start) parts.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return parts;
+}
+
+bool ParseArgs(int argc, char** argv, Args* args) {
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    std::string value;
+    const size_t eq = flag.find('=');
+    if (eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag.resize(eq);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      return false;
+    }
+    char* end = nullptr;
+    if (flag == "--keys" || flag == "--lookups") {
+      const uint64_t n = std::strtoull(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || n == 0) return false;
+      (flag == "--keys" ? args->keys : args->lookups) = n;
+    } else if (flag == "--bits_per_key") {
+      args->bits_per_key = SplitCommas(value);
+    } else if (flag == "--policies") {
+      args->policies = SplitCommas(value);
+    } else if (flag == "--dir") {
+      args->dir = value;
+    } else {
+      return false;
+    }
+  }
+  if (args->policies.empty()) {
+    for (const std::string& bits_per_key : args->bits_per_key) {
+      for (const char* name : {"sstfilter.BlockedBloom", "sstfilter.Cuckoo",
+                               "sstfilter.Hybrid", "bloomfilter"}) {
+        args->policies.push_back(std::string(name) + ":" + bits_per_key);
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  if (!ParseArgs(argc, argv, &args)) {
+    std::fprintf(
+        stderr,
+        "usage: %s [--keys N] [--lookups M] [--bits_per_key B,...]\n"
+        "          [--policies ID,...] [--dir D]\n"
+        "  --keys N          keys in each DB (default %llu)\n"
+        "  --lookups M       absent and present lookups per DB (%llu)\n"
+        "  --bits_per_key B  budgets of the default policies (10,16)\n"
+        "  --policies ID     FilterPolicy ids instead of, for each B,\n"
+        "                    sstfilter.BlockedBloom:B, sstfilter.Cuckoo:B,\n"
+        "                    sstfilter.Hybrid:B and bloomfilter:B\n"
+        "  --dir D           where to build the DBs (default: a temporary\n"
+        "                    directory, removed afterwards)\n",
+        argv[0], static_cast<unsigned long long>(Args().keys),
+        static_cast<unsigned long long>(Args().lookups));
+    return 2;
+  }
+  RegisterSstfilterPolicies(*rdb::ObjectLibrary::Default(), "");
+  std::vector<rdb::Options> options(args.policies.size());
+  for (size_t i = 0; i < args.policies.size(); ++i) {
+    const rdb::Status s = MakeOptions(args.policies[i], &options[i]);
+    if (!s.ok()) {
+      std::fprintf(stderr, "sstfilter-db-demo: %s\n", s.ToString().c_str());
+      return 2;
+    }
+  }
+
+  const bool temporary = args.dir.empty();
+  if (temporary) {
+    std::string pattern =
+        (fs::temp_directory_path() / "sstfilter-db-demo-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      std::perror("sstfilter-db-demo: mkdtemp");
+      return 1;
+    }
+    args.dir = pattern;
+  }
+  rdb::Status s;
+  std::vector<Row> rows;
+  for (size_t i = 0; i < args.policies.size() && s.ok(); ++i) {
+    std::fprintf(stderr, "building a DB with %s ...\n",
+                 args.policies[i].c_str());
+    const std::string path = args.dir + "/db" + std::to_string(i);
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+    Row row;
+    row.policy = args.policies[i];
+    s = RunPolicy(options[i], path, args, &row);
+    rows.push_back(row);
+    if (temporary) fs::remove_all(path, ignored);
+  }
+  if (temporary) {
+    std::error_code ignored;
+    fs::remove_all(args.dir, ignored);
+  }
+  if (!s.ok()) {
+    std::fprintf(stderr, "sstfilter-db-demo: %s: %s\n",
+                 rows.back().policy.c_str(), s.ToString().c_str());
+    return 1;
+  }
+  PrintTable(args, rows);
+  return 0;
+}
