@@ -89,7 +89,7 @@ rdb::Status MakeOptions(const std::string& policy, rdb::Options* options) {
   options->write_buffer_size = 512 << 20;    // one flush per run
   options->statistics = rdb::CreateDBStatistics();
   rdb::BlockBasedTableOptions table;
-  const rdb::Status s = rdb::FilterPolicy::CreateFromString(
+  rdb::Status s = rdb::FilterPolicy::CreateFromString(
       rdb::ConfigOptions(), policy, &table.filter_policy);
   table.block_cache = rdb::NewLRUCache(8 << 20);  // RocksDB's default size
   options->table_factory.reset(rdb::NewBlockBasedTableFactory(table));
@@ -170,19 +170,22 @@ rdb::Status DescribeFilters(rdb::DB* db, Row* row) {
   rdb::TablePropertiesCollection tables;
   rdb::Status s = db->GetPropertiesOfAllTables(&tables);
   if (!s.ok()) return s;
-  uint64_t filter_bytes = 0, filter_entries = 0;
+  uint64_t filter_bytes = 0;
+  uint64_t filter_entries = 0;
   for (const auto& entry : tables) {
     const rdb::TableProperties* properties = entry.second.get();
     filter_bytes += properties->filter_size;
     filter_entries += properties->num_filter_entries;
   }
-  row->bits_per_key =
-      filter_entries ? filter_bytes * 8.0 / filter_entries : 0.0;
+  row->bits_per_key = filter_entries ? static_cast<double>(filter_bytes) * 8 /
+                                           static_cast<double>(filter_entries)
+                                     : 0.0;
 
   rdb::ColumnFamilyMetaData meta;
   db->GetColumnFamilyMetaData(&meta);
   std::vector<std::string> kinds;
-  double expected_positives = 0, expected_checks = 0;
+  double expected_positives = 0;
+  double expected_checks = 0;
   for (int level = 0; level < kLevels; ++level) {
     const auto& files = meta.levels[level].files;
     row->shape += (level ? " " : "") + std::to_string(files.size());
@@ -227,7 +230,9 @@ double FastestPerSecond(int passes, uint64_t count, const Pass& pass) {
     pass();
     const double seconds =
         std::chrono::duration<double>(Clock::now() - start).count();
-    if (seconds > 0) best = std::max(best, count / seconds);
+    if (seconds > 0) {
+      best = std::max(best, static_cast<double>(count) / seconds);
+    }
   }
   return best;
 }
@@ -258,7 +263,8 @@ rdb::Status MeasureLookups(rdb::DB* db, rdb::Statistics* stats,
   row->reads_avoided = useful;
   row->filter_checks = useful + positive;
   row->measured_fpr = row->filter_checks
-                          ? static_cast<double>(positive) / row->filter_checks
+                          ? static_cast<double>(positive) /
+                                static_cast<double>(row->filter_checks)
                           : 0;
 
   const std::vector<rdb::Slice> slices(absent.begin(), absent.end());
