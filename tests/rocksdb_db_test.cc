@@ -31,28 +31,14 @@
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
+#include "support/temp_dir.h"
 
 namespace sstfilter::rocksdb_testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (fs::temp_directory_path() / "sstfilter-rocksdb-XXXXXX").string();
-    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using sstfilter::testing::TempDir;
 
 // Present keys are Key(i) for i < num_keys, absent ones Key(i) above: 16
 // hex digits of a bijective mix of i, so both sets spread evenly over the

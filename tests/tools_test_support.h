@@ -16,6 +16,7 @@
 #include "rocksdb/slice_transform.h"
 #include "rocksdb/table.h"
 #include "rocksdb_test_support.h"
+#include "support/temp_dir.h"
 
 namespace sstfilter::tools_testing {
 
@@ -23,25 +24,7 @@ namespace rdb = ROCKSDB_NAMESPACE;
 namespace fs = std::filesystem;
 using rocksdb_testing::Keys;
 
-// A directory that is removed with everything in it at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (fs::temp_directory_path() / "sstfilter-tools-XXXXXX").string();
-    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using sstfilter::testing::TempDir;
 
 // What a test database is made of.
 struct DbSpec {
