@@ -50,15 +50,18 @@ set ylabel "FPR"
 set logscale y
 set format y "10^{%T}"
 set xrange [4:24.5]
-is(p) = strcol(1) eq p
+fpr = "$results/sweep_fpr.csv"
+size = "$results/sweep_size.csv"
+# The rows of one policy (the CSVs interleave policies).
+rows(file, policy) = sprintf("< awk -F, '\$1 == \"%s\"' %s", policy, file)
 plot "$results/theory.csv" using 1:2 skip 1 with lines lw 1 dt 2 lc rgb "gray40" title "standard Bloom, best k", \
      "" using 1:3 skip 1 with lines lw 1 dt 3 lc rgb "gray20" title "cache-local Bloom (512-bit blocks), best k", \
      "" using 1:4 skip 1 with lines lw 1 dt 4 lc rgb "dark-violet" title "cuckoo 2b/2^f, b=4, f=0.96c", \
      "" using 1:5 skip 1 with lines lw 2 lc rgb "black" title "lower bound 2^{-c}", \
-     "$results/sweep_fpr.csv" using (is("bloomfilter") ? \$3 : 1/0):4 skip 1 with linespoints pt 7 lc rgb "red" title "bloomfilter", \
-     "" using (is("ribbonfilter") ? \$3 : 1/0):4 skip 1 with linespoints pt 5 lc rgb "orange" title "ribbonfilter", \
-     "" using (is("BlockedBloom") ? \$3 : 1/0):4 skip 1 with linespoints pt 9 lc rgb "blue" title "sstfilter.BlockedBloom", \
-     "" using (is("Cuckoo") ? \$3 : 1/0):4 skip 1 with linespoints pt 13 lc rgb "dark-green" title "sstfilter.Cuckoo (f = 4..24)"
+     rows(fpr, "bloomfilter") using 3:4 with linespoints pt 7 lc rgb "red" title "bloomfilter", \
+     rows(fpr, "ribbonfilter") using 3:4 with linespoints pt 5 lc rgb "orange" title "ribbonfilter", \
+     rows(fpr, "BlockedBloom") using 3:4 with linespoints pt 9 lc rgb "blue" title "sstfilter.BlockedBloom", \
+     rows(fpr, "Cuckoo") using 3:4 with linespoints pt 13 lc rgb "dark-green" title "sstfilter.Cuckoo (f = 4..24)"
 
 set output "$plots/query_vs_size.png"
 set title "Absent-key query time against total filter size (10 bits/key, random filter per query)"
@@ -71,12 +74,15 @@ set format x "%g"
 set xrange [*:*]
 set yrange [0:*]
 set key top left
-plot "$results/sweep_size.csv" using (is("bloomfilter") ? \$3 : 1/0):4 skip 1 with linespoints pt 7 lc rgb "red" title "bloomfilter", \
-     "" using (is("FastLocalBloom-AVX2") ? \$3 : 1/0):4 skip 1 with linespoints pt 6 lc rgb "dark-red" title "FastLocalBloom-AVX2", \
-     "" using (is("ribbonfilter") ? \$3 : 1/0):4 skip 1 with linespoints pt 5 lc rgb "orange" title "ribbonfilter", \
-     "" using (is("BlockedBloom") ? \$3 : 1/0):4 skip 1 with linespoints pt 9 lc rgb "blue" title "sstfilter.BlockedBloom", \
-     "" using (is("Cuckoo") ? \$3 : 1/0):4 skip 1 with linespoints pt 13 lc rgb "dark-green" title "sstfilter.Cuckoo", \
-     "" using (is("Hybrid") ? \$3 : 1/0):4 skip 1 with linespoints pt 11 lc rgb "cyan" title "sstfilter.Hybrid"
+l3_mib = $(($(awk '{ print $1 + 0 }' /sys/devices/system/cpu/cpu0/cache/index3/size 2>/dev/null || echo 32768) / 1024))
+set arrow from l3_mib, graph 0 to l3_mib, graph 1 nohead dt 3 lc rgb "gray40"
+set label "L3" at l3_mib, graph 0.95 offset 0.5, 0
+plot rows(size, "bloomfilter") using 3:4 with linespoints pt 7 lc rgb "red" title "bloomfilter", \
+     rows(size, "FastLocalBloom-AVX2") using 3:4 with linespoints pt 6 lc rgb "dark-red" title "FastLocalBloom-AVX2", \
+     rows(size, "ribbonfilter") using 3:4 with linespoints pt 5 lc rgb "orange" title "ribbonfilter", \
+     rows(size, "BlockedBloom") using 3:4 with linespoints pt 9 lc rgb "blue" title "sstfilter.BlockedBloom", \
+     rows(size, "Cuckoo") using 3:4 with linespoints pt 13 lc rgb "dark-green" title "sstfilter.Cuckoo", \
+     rows(size, "Hybrid") using 3:4 with linespoints pt 11 lc rgb "cyan" title "sstfilter.Hybrid"
 
 set output "$plots/cuckoo_n.png"
 set title "sstfilter.Cuckoo, f = 12, from 1e3 to 1e7 keys"
