@@ -1459,7 +1459,8 @@ void WriteCsv(const Results& r, const std::string& dir) {
     std::ofstream csv(dir + "/theory.csv");
     csv << "bits_per_key,standard_bloom,cache_local_bloom,cuckoo,"
            "lower_bound\n";
-    for (double c = 4; c <= 24.001; c += 0.25) {
+    for (int quarters = 16; quarters <= 96; ++quarters) {  // 4..24 bits/key
+      const double c = quarters / 4.0;
       csv << c << "," << AtBestProbes(c, StandardBloomFpr) << ","
           << AtBestProbes(c, CacheLocalBloomFpr) << "," << CuckooFpr(c) << ","
           << std::pow(2.0, -c) << "\n";
