@@ -3,9 +3,9 @@
 # from source with rocksdb_plugin/ dropped in as plugin/sstfilter, so that
 # its own db_bench, ldb, sst_dump and db_stress know the sstfilter.*
 # policies with no LD_PRELOAD. Long: RocksDB's whole library is compiled
-# (about 40 min on 2 cores), so it is not part of tools/test.sh; the ctest
-# packaging.rocksdb_cmake_accepts_and_compiles_the_plugin_folder covers the
-# configure step and the plugin's own sources.
+# (16 min on a 2-core machine), so it is not part of tools/test.sh; the
+# ctest packaging.rocksdb_cmake_accepts_and_compiles_the_plugin_folder
+# covers the configure step and the plugin's own sources.
 #
 #   tools/build_rocksdb_with_plugin.sh [WORK_DIR]     (default build/rocksdb-plugin)
 #
