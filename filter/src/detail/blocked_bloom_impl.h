@@ -97,7 +97,9 @@ inline bool MayContain(const uint8_t* lines, const BlockedBloomParams& p,
                        p.ProbesInLine(1));
 }
 
-// Hash all, prefetch all lines of a group, then probe the group.
+// In groups: prefetch every key's first line, test them all; then prefetch
+// the second lines of the keys that passed, and test those. Absent keys
+// mostly cost one parallel round of misses, present keys two.
 template <typename LineOps>
 inline void MayContainBatch(const uint8_t* lines, const BlockedBloomParams& p,
                             const uint64_t* hashes, size_t count,
@@ -106,25 +108,29 @@ inline void MayContainBatch(const uint8_t* lines, const BlockedBloomParams& p,
     for (size_t i = 0; i < count; ++i) results[i] = false;
     return;
   }
-  constexpr size_t kGroup = 16;
-  KeyLines group[kGroup];
+  constexpr size_t kGroup = 32;
+  KeyLine line[kGroup];
+  size_t passed[kGroup];
   for (size_t start = 0; start < count; start += kGroup) {
     const size_t n = count - start < kGroup ? count - start : kGroup;
     for (size_t i = 0; i < n; ++i) {
-      group[i] = LinesOf(hashes[start + i], p.num_lines);
-      __builtin_prefetch(LinePtr(lines, group[i].line[0]));
-      if (p.lines_per_key == 2) {
-        __builtin_prefetch(LinePtr(lines, group[i].line[1]));
-      }
+      line[i] = FirstLineOf(hashes[start + i], p.num_lines);
+      __builtin_prefetch(LinePtr(lines, line[i].line));
     }
+    size_t num_passed = 0;
     for (size_t i = 0; i < n; ++i) {
-      bool hit = LineOps::Test(LinePtr(lines, group[i].line[0]), group[i].g[0],
-                               p.ProbesInLine(0));
-      if (hit && p.lines_per_key == 2) {
-        hit = LineOps::Test(LinePtr(lines, group[i].line[1]), group[i].g[1],
-                            p.ProbesInLine(1));
-      }
+      const bool hit = LineOps::Test(LinePtr(lines, line[i].line), line[i].g,
+                                     p.ProbesInLine(0));
       results[start + i] = hit;
+      if (hit && p.lines_per_key == 2) passed[num_passed++] = i;
+    }
+    for (size_t j = 0; j < num_passed; ++j) {
+      line[j] = SecondLineOf(hashes[start + passed[j]], p.num_lines);
+      __builtin_prefetch(LinePtr(lines, line[j].line));
+    }
+    for (size_t j = 0; j < num_passed; ++j) {
+      results[start + passed[j]] = LineOps::Test(LinePtr(lines, line[j].line),
+                                                 line[j].g, p.ProbesInLine(1));
     }
   }
 }
