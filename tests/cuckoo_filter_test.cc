@@ -27,24 +27,10 @@ using testing::AbsentKeyHashes;
 using testing::FprTolerance;
 using testing::Hex;
 using testing::RandomKeyHashes;
+using testing::SequentialBigEndianKeyHashes;
 using testing::SequentialKeyHashes;
 
 constexpr size_t kStaticHeaderBytes = 20;  // filter header + table header
-
-// Hashes of 8-byte big-endian integers first, first + 1, ...: sequential
-// binary keys, as RocksDB sees fixed-width integer keys.
-std::vector<uint64_t> SequentialBigEndianKeyHashes(uint64_t count,
-                                                   uint64_t first = 0) {
-  std::vector<uint64_t> hashes;
-  hashes.reserve(count);
-  char key[8];
-  for (uint64_t i = first; i < first + count; ++i) {
-    uint64_t v = i;
-    for (int b = 7; b >= 0; --b, v >>= 8) key[b] = static_cast<char>(v & 0xff);
-    hashes.push_back(HashKey(std::string_view(key, sizeof(key))));
-  }
-  return hashes;
-}
 
 std::string BuildStatic(const std::vector<uint64_t>& hashes,
                         uint32_t fingerprint_bits) {

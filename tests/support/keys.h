@@ -6,21 +6,46 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sstfilter/hash.h"
 
 namespace sstfilter::testing {
 
-// Hashes of "key<i>" for i in [first, first + count): sequential keys.
-inline std::vector<uint64_t> SequentialKeyHashes(uint64_t count,
-                                                 uint64_t first = 0) {
+// Hashes of "<prefix><i>" for i in [first, first + count).
+inline std::vector<uint64_t> NumberedKeyHashes(const std::string& prefix,
+                                               uint64_t count, uint64_t first) {
   std::vector<uint64_t> hashes;
   hashes.reserve(count);
   std::string key;
   for (uint64_t i = first; i < first + count; ++i) {
-    key = "key" + std::to_string(i);
+    key = prefix + std::to_string(i);
     hashes.push_back(HashKey(key));
+  }
+  return hashes;
+}
+
+// The hash of `v` as an 8-byte big-endian key (how integer keys sort).
+inline uint64_t BigEndianKeyHash(uint64_t v) {
+  char key[8];
+  for (int b = 7; b >= 0; --b, v >>= 8) key[b] = static_cast<char>(v & 0xff);
+  return HashKey(std::string_view(key, sizeof(key)));
+}
+
+// Hashes of "key<i>" for i in [first, first + count): sequential keys.
+inline std::vector<uint64_t> SequentialKeyHashes(uint64_t count,
+                                                 uint64_t first = 0) {
+  return NumberedKeyHashes("key", count, first);
+}
+
+// Hashes of 8-byte big-endian integers first, first + 1, ...
+inline std::vector<uint64_t> SequentialBigEndianKeyHashes(uint64_t count,
+                                                          uint64_t first = 0) {
+  std::vector<uint64_t> hashes;
+  hashes.reserve(count);
+  for (uint64_t i = first; i < first + count; ++i) {
+    hashes.push_back(BigEndianKeyHash(i));
   }
   return hashes;
 }
@@ -30,27 +55,16 @@ inline std::vector<uint64_t> RandomKeyHashes(uint64_t count, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<uint64_t> hashes;
   hashes.reserve(count);
-  char key[8];
-  for (uint64_t i = 0; i < count; ++i) {
-    uint64_t v = rng();
-    for (int b = 7; b >= 0; --b, v >>= 8) key[b] = static_cast<char>(v & 0xff);
-    hashes.push_back(HashKey(std::string_view(key, sizeof(key))));
-  }
+  for (uint64_t i = 0; i < count; ++i)
+    hashes.push_back(BigEndianKeyHash(rng()));
   return hashes;
 }
 
-// Hashes of keys that were never added ("absent<i>"): disjoint from both
+// Hashes of keys that were never added ("absent<i>"): disjoint from all the
 // sets above.
 inline std::vector<uint64_t> AbsentKeyHashes(uint64_t count,
                                              uint64_t first = 0) {
-  std::vector<uint64_t> hashes;
-  hashes.reserve(count);
-  std::string key;
-  for (uint64_t i = first; i < first + count; ++i) {
-    key = "absent" + std::to_string(i);
-    hashes.push_back(HashKey(key));
-  }
-  return hashes;
+  return NumberedKeyHashes("absent", count, first);
 }
 
 // Largest deviation of a measured FPR from an expected one that we accept:
