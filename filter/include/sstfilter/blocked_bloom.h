@@ -60,8 +60,10 @@ struct BlockedBloomParams {
   }
 
   // Sized for `num_keys` at `bits_per_key` (fractional, e.g. 9.9; the
-  // header is not counted), with the probe count that measured best for
-  // that bits/key (see kProbesByBitsPerKey in blocked_bloom.cc).
+  // header is not counted), with the layout and probe count that measured
+  // best for that bits/key (kLayoutByBitsPerKey in blocked_bloom.cc).
+  // lines_per_key = 2 takes that best layout, which is one line below
+  // 3.5 bits/key; 1 forces one line per key.
   static BlockedBloomParams ForBitsPerKey(uint64_t num_keys,
                                           double bits_per_key,
                                           uint32_t lines_per_key = 2);
