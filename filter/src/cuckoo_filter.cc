@@ -160,6 +160,22 @@ Status CheckFingerprintBits(uint32_t fingerprint_bits) {
 
 // Buckets of a static filter for `num_keys` distinct keys at load 0.96
 // (may exceed kMaxBuckets: the caller checks).
+// The FPR of one table of m buckets whose query compares `items_compared`
+// stored fingerprints on average (2 buckets * 4 * load) and checks
+// `stash_entries`: a stored fingerprint equals the query's with
+// p = 1/(2^f - 1), and a stash entry is compared when it sits in one of the
+// query's two buckets (2/m).
+double FprOfComparisons(double items_compared, double stash_entries,
+                        uint64_t num_buckets, uint32_t fingerprint_bits) {
+  const double log_miss = std::log1p(
+      -1.0 / static_cast<double>((uint64_t{1} << fingerprint_bits) - 1));
+  const double stash_share =
+      std::min(1.0, 2.0 / static_cast<double>(num_buckets));
+  return -std::expm1(items_compared * log_miss +
+                     stash_entries *
+                         std::log1p(stash_share * std::expm1(log_miss)));
+}
+
 uint64_t StaticBuckets(uint64_t num_keys) {
   const unsigned __int128 m =
       (static_cast<unsigned __int128>(num_keys) * kBucketsPerStep +
@@ -296,17 +312,34 @@ size_t StaticCuckooBytes(uint64_t num_keys, uint32_t fingerprint_bits) {
          PackedSlotsView::BytesFor(m, fingerprint_bits);
 }
 
-uint64_t StaticCuckooCapacity(size_t bytes, uint32_t fingerprint_bits) {
-  if (!CheckFingerprintBits(fingerprint_bits).ok() ||
-      bytes < kHeaderBytes + kTableHeaderBytes) {
-    return 0;
-  }
+namespace {
+// The most buckets whose packed slots fit in `bytes` with one table header.
+uint64_t StaticBucketsIn(size_t bytes, uint32_t fingerprint_bits) {
+  if (bytes < kHeaderBytes + kTableHeaderBytes) return 0;
   // ceil(m * f / 2) slot bytes must fit: m <= 2 * payload / f.
   const unsigned __int128 payload = bytes - kHeaderBytes - kTableHeaderBytes;
-  const uint64_t m = static_cast<uint64_t>(
+  return static_cast<uint64_t>(
       std::min<unsigned __int128>(payload * 2 / fingerprint_bits, kMaxBuckets));
+}
+}  // namespace
+
+uint64_t StaticCuckooCapacity(size_t bytes, uint32_t fingerprint_bits) {
+  if (!CheckFingerprintBits(fingerprint_bits).ok()) return 0;
   // The most keys with ceil(25 n / 96) <= m.
-  return m * kKeysPerStep / kBucketsPerStep;
+  return StaticBucketsIn(bytes, fingerprint_bits) * kKeysPerStep /
+         kBucketsPerStep;
+}
+
+double StaticCuckooFpr(uint64_t num_keys, size_t bytes,
+                       uint32_t fingerprint_bits) {
+  if (num_keys == 0 || !CheckFingerprintBits(fingerprint_bits).ok()) {
+    return 0.0;
+  }
+  const uint64_t m = StaticBucketsIn(bytes, fingerprint_bits);
+  if (m == 0 || num_keys > m * kSlots) return 1.0;
+  return FprOfComparisons(
+      2.0 * static_cast<double>(num_keys) / static_cast<double>(m), 0.0, m,
+      fingerprint_bits);
 }
 
 Status BuildStaticCuckoo(const uint64_t* hashes, size_t count,
@@ -546,19 +579,14 @@ size_t CuckooView::size_bytes() const { return size_bytes_; }
 
 double CuckooView::estimated_fpr() const {
   if (tables_.empty()) return 0.0;
-  // A stored fingerprint equals the query's with p = 1/(2^f - 1). A table
-  // compares 2 buckets, on average 2 * 4 * load items, and each stash entry
-  // matches when it is in one of the two buckets (2/m) with that p.
-  const double log_miss = std::log1p(
-      -1.0 / static_cast<double>((uint64_t{1} << fingerprint_bits_) - 1));
+  // Tables fail independently: 1 - FPR is the product of their passes.
   double log_pass = 0.0;
   for (const Table& t : tables_) {
     const double m = static_cast<double>(t.slots.num_buckets());
-    const double items_compared =
-        2.0 * static_cast<double>(t.slots.CountOccupied()) / m;
-    log_pass += items_compared * log_miss;
-    log_pass += static_cast<double>(t.stash.size()) *
-                std::log1p(std::min(1.0, 2.0 / m) * std::expm1(log_miss));
+    log_pass += std::log1p(-FprOfComparisons(
+        2.0 * static_cast<double>(t.slots.CountOccupied()) / m,
+        static_cast<double>(t.stash.size()), t.slots.num_buckets(),
+        fingerprint_bits_));
   }
   return -std::expm1(log_pass);
 }

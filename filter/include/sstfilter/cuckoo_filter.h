@@ -82,6 +82,14 @@ size_t StaticCuckooBytes(uint64_t num_keys, uint32_t fingerprint_bits);
 // (the inverse of StaticCuckooBytes); 0 for fingerprint_bits outside 4..32.
 uint64_t StaticCuckooCapacity(size_t bytes, uint32_t fingerprint_bits);
 
+// Expected FPR of a static filter of `bytes` bytes that holds `num_keys`
+// distinct keys (the model CuckooView::estimated_fpr applies to a built
+// one): a query compares its fingerprint with the 8 * load items of its two
+// buckets. 1 when the keys cannot fit; 0 for no keys or fingerprint_bits
+// outside 4..32.
+double StaticCuckooFpr(uint64_t num_keys, size_t bytes,
+                       uint32_t fingerprint_bits);
+
 // Builds a static filter holding `hashes` (duplicates allowed, any order)
 // at about 96% load, into *out (replaced). Equal hashes are one item, and
 // the same set gives the same bytes in any order. It does not fail on any
