@@ -56,12 +56,16 @@ struct DbConfig {
   std::shared_ptr<const rdb::SliceTransform> prefix_extractor;
   bool whole_key_filtering = true;
   rdb::ChecksumType checksum = rdb::kCRC32c;
+  // CompressionOptions::parallel_threads: above 1, RocksDB 10.9 and later
+  // read EstimateEntriesAdded from its compression threads.
+  uint32_t compression_threads = 1;
 };
 
 rdb::Options MakeOptions(const DbConfig& config) {
   rdb::Options options;
   options.create_if_missing = true;
   options.compression = rdb::kSnappyCompression;
+  options.compression_opts.parallel_threads = config.compression_threads;
   options.disable_auto_compactions = true;  // levels are built explicitly
   options.write_buffer_size = 256 << 20;    // flushes are explicit too
   options.statistics = rdb::CreateDBStatistics();
@@ -361,6 +365,7 @@ std::string PolicyTestName(const ::testing::TestParamInfo<const char*>& info) {
 struct LeveledCase {
   const char* policy;
   uint64_t keys;
+  uint32_t compression_threads = 1;
 };
 
 class LeveledDbTest : public ::testing::TestWithParam<LeveledCase> {};
@@ -373,6 +378,7 @@ TEST_P(LeveledDbTest, EveryKeyFoundAndAbsentKeysFilteredAtModelRate) {
   TempDir dir;
   DbConfig config;
   config.policy = GetParam().policy;
+  config.compression_threads = GetParam().compression_threads;
   const rdb::Options options = MakeOptions(config);
   auto db = Open(options, dir.path());
   ASSERT_NE(db, nullptr);
@@ -418,9 +424,13 @@ INSTANTIATE_TEST_SUITE_P(
     Policies, LeveledDbTest,
     ::testing::Values(LeveledCase{"sstfilter.BlockedBloom:10", 1000000},
                       LeveledCase{"sstfilter.Cuckoo:12", 1000000},
-                      LeveledCase{"sstfilter.Hybrid:10:2", 300000}),
+                      LeveledCase{"sstfilter.Hybrid:10:2", 300000},
+                      LeveledCase{"sstfilter.BlockedBloom:10", 300000, 4},
+                      LeveledCase{"sstfilter.Cuckoo:12", 300000, 4}),
     [](const ::testing::TestParamInfo<LeveledCase>& info) {
-      return ShortName(info.param.policy);
+      return ShortName(info.param.policy) +
+             (info.param.compression_threads > 1 ? "ParallelCompression"
+                                                 : "");
     });
 
 // Partitioned filters size their partitions with ApproximateNumEntries:

@@ -3,11 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "filter_bits.h"
 #include "rocksdb_test_support.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
@@ -33,6 +39,12 @@ class FilterBitsTest : public ::testing::TestWithParam<const char*> {
     return std::unique_ptr<rdb::FilterBitsBuilder>(
         policy_->GetBuilderWithContext(
             rdb::FilterBuildingContext(table_options)));
+  }
+  // Ours, with the methods that older RocksDB releases do not declare.
+  std::unique_ptr<rocksdb_plugin::BitsBuilder> OurBuilder() {
+    auto builder = Builder(rdb::BlockBasedTableOptions());
+    return std::unique_ptr<rocksdb_plugin::BitsBuilder>(
+        static_cast<rocksdb_plugin::BitsBuilder*>(builder.release()));
   }
 
   std::shared_ptr<const rdb::FilterPolicy> policy_;
@@ -109,6 +121,213 @@ TEST_P(FilterBitsTest, RepeatedHashesAreAddedOnce) {
   ASSERT_TRUE(status.ok());
   auto reader = Reader(bytes);
   ExpectAllMayMatch(*reader, {"a", "b", "c", "p", "pa", "pb"});
+}
+
+// One step of a table builder: AddKey(key), or AddKeyAndAlt(key, alt).
+struct AddStep {
+  std::string key;
+  std::string alt;  // empty: AddKey
+};
+
+// The entries that RocksDB's rules (filter_policy_internal.h) keep from
+// `steps`, written from the comment there: an alt is dropped when it equals
+// the previous alt, its own key or the last entry kept; a key when it
+// equals the last entry kept or the previous alt (AddKey: the last entry).
+size_t ExpectedEntries(const std::vector<AddStep>& steps) {
+  std::vector<std::string> kept;
+  std::optional<std::string> previous_alt;
+  auto last = [&]() -> std::optional<std::string> {
+    if (kept.empty()) return std::nullopt;
+    return kept.back();
+  };
+  for (const AddStep& step : steps) {
+    if (step.alt.empty()) {
+      if (step.key != last()) kept.push_back(step.key);
+      continue;
+    }
+    const auto before = last();
+    if (step.alt != previous_alt && step.alt != step.key &&
+        step.alt != before) {
+      kept.push_back(step.alt);
+    }
+    if (step.key != before && step.key != previous_alt) {
+      kept.push_back(step.key);
+    }
+    previous_alt = step.alt;
+  }
+  return kept.size();
+}
+
+void Apply(rocksdb_plugin::BitsBuilder& builder, const AddStep& step) {
+  if (step.alt.empty()) {
+    builder.AddKey(step.key);
+  } else {
+    builder.AddKeyAndAlt(step.key, step.alt);
+  }
+}
+
+// The cases of the comment on AddKeyAndAlt, one by one.
+TEST_P(FilterBitsTest, AddKeyAndAltDeduplicatesAsRocksDBDocuments) {
+  const struct {
+    const char* what;
+    std::vector<AddStep> steps;
+    size_t entries;
+  } cases[] = {
+      {"prefixes repeat across keys",
+       {{"p1a", "p1"}, {"p1b", "p1"}, {"p2a", "p2"}},
+       5},
+      {"a whole key is its own prefix", {{"p", "p"}, {"pa", "p"}}, 2},
+      {"key equals the previous alt (reverse order)",
+       {{"pb", "p"}, {"p", "p"}},
+       2},
+      {"k2 equals k1", {{"x", ""}, {"x", "y"}}, 2},
+      {"a2 equals k1", {{"x", ""}, {"z", "x"}}, 2},
+      {"a3 equals k2", {{"k2", "a2"}, {"k3", "k2"}}, 3},
+      {"AddKey does not drop the previous alt", {{"k3", "a3"}, {"a3", ""}}, 3},
+      {"AddKey drops the last key", {{"k3", "a3"}, {"k3", ""}}, 2},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    ASSERT_EQ(ExpectedEntries(c.steps), c.entries);
+    auto builder = OurBuilder();
+    for (const AddStep& step : c.steps) Apply(*builder, step);
+    EXPECT_EQ(builder->EstimateEntriesAdded(), c.entries);
+    // Whatever was dropped was a repeat: every key and alt still matches.
+    std::unique_ptr<const char[]> owner;
+    auto reader = Reader(builder->Finish(&owner));
+    for (const AddStep& step : c.steps) {
+      EXPECT_TRUE(reader->MayMatch(step.key)) << step.key;
+      if (!step.alt.empty()) EXPECT_TRUE(reader->MayMatch(step.alt));
+    }
+  }
+}
+
+// Random mixes of AddKey and AddKeyAndAlt over a few strings, so that every
+// kind of repeat occurs: the count after each step follows the rules (and,
+// where RocksDB has AddKeyAndAlt, equals its own Bloom builder's), Finish
+// forgets the previous alt, and no key or alt is lost.
+TEST_P(FilterBitsTest, AddKeyAndAltCountsMatchTheRulesOnRandomSequences) {
+  std::mt19937_64 random(7);
+  const std::vector<std::string> words = {"a", "b", "c", "ab", "abc"};
+  std::shared_ptr<const rdb::FilterPolicy> builtin;
+  ASSERT_TRUE(MakePolicy("bloomfilter:10", &builtin).ok());
+  for (int round = 0; round < 200; ++round) {
+    auto builder = OurBuilder();
+    std::unique_ptr<rdb::FilterBitsBuilder> reference(
+        builtin->GetBuilderWithContext(
+            rdb::FilterBuildingContext(rdb::BlockBasedTableOptions())));
+    std::vector<AddStep> steps;
+    for (int n = 0; n < 12; ++n) {
+      AddStep step{words[random() % words.size()], ""};
+      if (random() % 3 != 0) step.alt = words[random() % words.size()];
+      steps.push_back(step);
+      Apply(*builder, step);
+      ASSERT_EQ(builder->EstimateEntriesAdded(), ExpectedEntries(steps))
+          << "round " << round << " step " << n;
+#if SSTFILTER_ROCKSDB_AT_LEAST(9, 6)
+      if (step.alt.empty()) {
+        reference->AddKey(step.key);
+      } else {
+        reference->AddKeyAndAlt(step.key, step.alt);
+      }
+      ASSERT_EQ(builder->EstimateEntriesAdded(),
+                reference->EstimateEntriesAdded());
+#endif
+    }
+    std::unique_ptr<const char[]> owner;
+    auto reader = Reader(builder->Finish(&owner));
+    for (const AddStep& step : steps) {
+      ASSERT_TRUE(reader->MayMatch(step.key));
+      if (!step.alt.empty()) ASSERT_TRUE(reader->MayMatch(step.alt));
+    }
+    // After Finish, the last alt is no longer a repeat.
+    for (auto step = steps.rbegin(); step != steps.rend(); ++step) {
+      if (step->alt.empty()) continue;
+      builder->AddKeyAndAlt("k", step->alt);
+      EXPECT_EQ(builder->EstimateEntriesAdded(), 2u);
+      break;
+    }
+  }
+}
+
+// CalculateSpace, EstimatedFpRate and ApproximateNumEntries describe the
+// filter that Finish writes, for every size.
+TEST_P(FilterBitsTest, SpaceAndFpRateEstimatesDescribeWhatFinishWrites) {
+  const bool cuckoo = std::string(GetParam()).find("Cuckoo") != std::string::npos;
+  for (size_t count : {0, 1, 2, 63, 1000, 4097, 100000}) {
+    SCOPED_TRACE(count);
+    auto builder = OurBuilder();
+    const auto keys = Keys("key", count);
+    for (const auto& key : keys) builder->AddKey(key);
+    const size_t space = builder->CalculateSpace(count);
+    std::unique_ptr<const char[]> owner;
+    const rdb::Slice bytes = builder->Finish(&owner);
+    if (cuckoo) {
+      // A build retried at a larger size writes about 1% more.
+      EXPECT_GE(bytes.size(), space);
+      EXPECT_LE(bytes.size(), space + space / 50 + 64);
+    } else {
+      EXPECT_EQ(bytes.size(), space);
+    }
+    EXPECT_GE(builder->ApproximateNumEntries(space), count);
+    if (count > 0) EXPECT_LT(builder->ApproximateNumEntries(space - 1), count);
+
+    // The estimate is the finished filter's own model FPR.
+    double built_fpr = 0;
+    if (cuckoo) {
+      CuckooView view;
+      ASSERT_TRUE(CuckooView::Parse(bytes.ToStringView(), &view).ok());
+      built_fpr = view.estimated_fpr();
+    } else {
+      BlockedBloomView view;
+      ASSERT_TRUE(BlockedBloomView::Parse(bytes.ToStringView(), &view).ok());
+      built_fpr = view.estimated_fpr();
+    }
+    const double estimate = builder->EstimatedFpRate(count, bytes.size());
+    EXPECT_NEAR(estimate, built_fpr, 1e-9 + built_fpr * 1e-6);
+    if (count == 0) {
+      EXPECT_EQ(estimate, 0.0);
+      continue;
+    }
+    // Fewer bytes, a higher FPR; none at all, certainly a match.
+    EXPECT_GT(builder->EstimatedFpRate(count, bytes.size() / 2), estimate);
+    EXPECT_EQ(builder->EstimatedFpRate(count, 0), 1.0);
+    if (count == 100000) {
+      // And the model holds: measured over 10^6 absent keys, within 10%.
+      auto reader = Reader(bytes);
+      size_t positives = 0;
+      for (const auto& key : Keys("absent", 1000000)) {
+        positives += reader->MayMatch(key);
+      }
+      EXPECT_NEAR(positives / 1e6, estimate, estimate * 0.1);
+    }
+  }
+}
+
+// RocksDB 10.9 and later read EstimateEntriesAdded from another thread
+// during parallel compression; the count it sees only grows, and ends
+// exact. (The TSan build of the suite checks the access itself.)
+TEST_P(FilterBitsTest, EstimateEntriesAddedIsReadableFromAnotherThread) {
+  auto builder = OurBuilder();
+  const auto keys = Keys("key", 200000);
+  std::atomic<bool> done{false};
+  size_t reads = 0;
+  bool monotone = true;
+  std::thread reader([&] {
+    size_t previous = 0;
+    while (!done.load()) {
+      const size_t now = builder->EstimateEntriesAdded();
+      monotone = monotone && now >= previous;
+      previous = now;
+      ++reads;
+    }
+  });
+  for (const auto& key : keys) builder->AddKey(key);
+  done = true;
+  reader.join();
+  EXPECT_TRUE(monotone);
+  EXPECT_GT(reads, 0u);
+  EXPECT_EQ(builder->EstimateEntriesAdded(), keys.size());
 }
 
 TEST_P(FilterBitsTest, ZeroKeysGiveValidEmptyFilter) {

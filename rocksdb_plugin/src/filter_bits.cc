@@ -1,8 +1,11 @@
 #include "filter_bits.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,20 +25,25 @@ using ROCKSDB_NAMESPACE::Slice;
 
 // Key hashes kept in fixed-size chunks, so that memory grows one chunk at a
 // time, about 8 bytes per hash, instead of a std::vector's doubling (whose
-// copy briefly holds 2-3x).
+// copy briefly holds 2-3x). One thread adds; size() may be read from any.
 class HashChunks {
  public:
   static constexpr size_t kChunkHashes = 4096;  // 32 KiB
 
-  size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
-  uint64_t back() const { return chunks_.back()[(size_ - 1) % kChunkHashes]; }
+  size_t size() const { return size_.load(std::memory_order_relaxed); }
+  bool empty() const { return size() == 0; }
+  // The last hash added, if any.
+  std::optional<uint64_t> last() const {
+    if (empty()) return std::nullopt;
+    return chunks_.back()[(size() - 1) % kChunkHashes];
+  }
 
   void push_back(uint64_t hash) {
-    const size_t slot = size_ % kChunkHashes;
+    const size_t size = this->size();
+    const size_t slot = size % kChunkHashes;
     if (slot == 0) chunks_.emplace_back(new uint64_t[kChunkHashes]);
     chunks_.back()[slot] = hash;
-    ++size_;
+    size_.store(size + 1, std::memory_order_relaxed);
   }
 
   // Calls fn(hashes, count) for each chunk in order (fn may reorder a
@@ -43,7 +51,7 @@ class HashChunks {
   // leaves this empty.
   template <class Fn>
   void ForEachChunk(bool release, Fn&& fn) {
-    size_t left = size_;
+    size_t left = size();
     for (auto& chunk : chunks_) {
       const size_t count = std::min(left, kChunkHashes);
       fn(chunk.get(), count);
@@ -56,12 +64,13 @@ class HashChunks {
   void clear() {
     chunks_.clear();
     chunks_.shrink_to_fit();
-    size_ = 0;
+    size_.store(0, std::memory_order_relaxed);
   }
 
  private:
   std::vector<std::unique_ptr<uint64_t[]>> chunks_;
-  size_t size_ = 0;
+  // Atomic only so that EstimateEntriesAdded may read it from another thread.
+  std::atomic<size_t> size_{0};
 };
 
 // A parsed filter of either kind.
@@ -142,16 +151,33 @@ class ViewReader : public FilterBitsReader {
   const AnyView view_;
 };
 
-class BitsBuilder : public FilterBitsBuilder {
+class Builder : public BitsBuilder {
  public:
-  explicit BitsBuilder(const BuilderConfig& config) : config_(config) {}
+  explicit Builder(const BuilderConfig& config) : config_(config) {}
 
   void AddKey(const Slice& key) override {
+    // Keys arrive sorted, so equal keys (and, before RocksDB 9.6, a prefix
+    // repeated by consecutive keys) are adjacent.
     const uint64_t hash = HashKey(ToView(key));
-    // Keys arrive sorted, so equal keys (and a prefix repeated by
-    // consecutive keys) are adjacent.
-    if (!hashes_.empty() && hashes_.back() == hash) return;
-    hashes_.push_back(hash);
+    if (hash != hashes_.last()) hashes_.push_back(hash);
+  }
+
+  // The rules of RocksDB's own builders (XXPH3FilterBitsBuilder in
+  // filter_policy.cc). The alt goes first, so that the last entry added is
+  // the key whenever the key is new.
+  void AddKeyAndAlt(const Slice& key, const Slice& alt) override {
+    const uint64_t key_hash = HashKey(ToView(key));
+    const uint64_t alt_hash = HashKey(ToView(alt));
+    const std::optional<uint64_t> last = hashes_.last();
+    const std::optional<uint64_t> previous_alt = previous_alt_hash_;
+    if (alt_hash != previous_alt && alt_hash != key_hash && alt_hash != last) {
+      hashes_.push_back(alt_hash);
+    }
+    previous_alt_hash_ = alt_hash;
+    // A key may equal the previous alt: a whole key can be its own prefix.
+    if (key_hash != last && key_hash != previous_alt) {
+      hashes_.push_back(key_hash);
+    }
   }
 
   size_t EstimateEntriesAdded() override { return hashes_.size(); }
@@ -166,6 +192,7 @@ class BitsBuilder : public FilterBitsBuilder {
                ROCKSDB_NAMESPACE::Status* status) override {
     // Without post-verification the hashes are freed once consumed.
     const bool release = !config_.post_verify;
+    previous_alt_hash_.reset();
     std::unique_ptr<char[]> out;
     size_t size = 0;
     bool cuckoo_built = false;
@@ -229,6 +256,26 @@ class BitsBuilder : public FilterBitsBuilder {
     return ROCKSDB_NAMESPACE::Status::OK();
   }
 
+  size_t CalculateSpace(size_t num_entries) override {
+    if (BuildsCuckoo(num_entries)) {
+      return StaticCuckooBytes(num_entries, config_.fingerprint_bits);
+    }
+    return BloomParams(num_entries).SerializedSize();
+  }
+
+  double EstimatedFpRate(size_t num_entries, size_t bytes) override {
+    if (BuildsCuckoo(num_entries)) {
+      return StaticCuckooFpr(num_entries, bytes, config_.fingerprint_bits);
+    }
+    BlockedBloomParams params = BloomParams(num_entries);
+    params.num_lines = bytes < BlockedBloomParams::kHeaderBytes
+                           ? 0
+                           : (bytes - BlockedBloomParams::kHeaderBytes) /
+                                 BlockedBloomParams::kLineBytes;
+    if (params.num_lines == 0) return num_entries == 0 ? 0.0 : 1.0;
+    return params.EstimatedFpr(num_entries);
+  }
+
   // The most keys whose filter takes at most `bytes`. Partitioned filters
   // size their partitions with this.
   size_t ApproximateNumEntries(size_t bytes) override {
@@ -242,8 +289,7 @@ class BitsBuilder : public FilterBitsBuilder {
     size_t too_many = std::min(bytes, SIZE_MAX / 8 - 1) * 8 + 1;
     while (too_many - fits > 1) {
       const size_t mid = fits + (too_many - fits) / 2;
-      if (BlockedBloomParams::ForBitsPerKey(mid, config_.bits_per_key)
-              .SerializedSize() <= bytes) {
+      if (BloomParams(mid).SerializedSize() <= bytes) {
         fits = mid;
       } else {
         too_many = mid;
@@ -253,12 +299,22 @@ class BitsBuilder : public FilterBitsBuilder {
   }
 
  private:
+  BlockedBloomParams BloomParams(uint64_t num_keys) const {
+    return BlockedBloomParams::ForBitsPerKey(num_keys, config_.bits_per_key);
+  }
+
+  // Whether Finish writes a cuckoo filter for `num_keys`: it falls back to
+  // BlockedBloom past the cuckoo format's capacity.
+  bool BuildsCuckoo(uint64_t num_keys) const {
+    return config_.kind == FilterKind::kCuckoo &&
+           StaticCuckooBytes(num_keys, config_.fingerprint_bits) != SIZE_MAX;
+  }
+
   // A BlockedBloom for `count` keys, which `feed` adds to the writer.
   template <typename Feed>
   std::unique_ptr<char[]> WriteBlockedBloom(size_t count, size_t* size,
                                             Feed&& feed) const {
-    const auto params =
-        BlockedBloomParams::ForBitsPerKey(count, config_.bits_per_key);
+    const auto params = BloomParams(count);
     *size = params.SerializedSize();
     std::unique_ptr<char[]> out(new char[*size]);
     BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.get()));
@@ -268,12 +324,14 @@ class BitsBuilder : public FilterBitsBuilder {
 
   const BuilderConfig config_;
   HashChunks hashes_;
+  // The alt of the last AddKeyAndAlt since the last Finish.
+  std::optional<uint64_t> previous_alt_hash_;
 };
 
 }  // namespace
 
-FilterBitsBuilder* NewBitsBuilder(const BuilderConfig& config) {
-  return new BitsBuilder(config);
+BitsBuilder* NewBitsBuilder(const BuilderConfig& config) {
+  return new Builder(config);
 }
 
 FilterBitsReader* NewBitsReader(const Slice& contents) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "rocksdb_compat.h"
 #include "sstfilter/format.h"
 #include "table/block_based/filter_policy_internal.h"
 
@@ -21,11 +22,36 @@ struct BuilderConfig {
   bool post_verify = false;
 };
 
-// A builder that hashes each key once (sstfilter::HashKey), drops a hash
-// equal to the previous one, and builds the filter in Finish. It never
+// RocksDB's FilterBitsBuilder as of its newest release, on every release:
+// the methods that an older RocksDB does not declare are still here (see
+// rocksdb_compat.h), so that tests can hold them to Finish on every version.
+class BitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
+ public:
+  // Adds `key` and `alt` (its prefix) with RocksDB's de-duplication rules
+  // (see filter_policy_internal.h): `alt` is dropped if it equals the
+  // previous call's alt, `key`, or the last entry added; `key` is dropped if
+  // it equals the last entry added or the previous call's alt.
+  // (`virtual` as well as override: on older releases these are new.)
+  virtual void AddKeyAndAlt(const ROCKSDB_NAMESPACE::Slice& key,
+                    const ROCKSDB_NAMESPACE::Slice& alt)
+      SSTFILTER_OVERRIDE_SINCE_9_6 = 0;
+
+  // Bytes that Finish writes for `num_entries` distinct entries. (A cuckoo
+  // build that needs a retry at a larger size writes ~1% more.)
+  virtual size_t CalculateSpace(size_t num_entries)
+      SSTFILTER_OVERRIDE_SINCE_10_9 = 0;
+
+  // The model FPR of a filter of `bytes` bytes holding `num_entries`.
+  virtual double EstimatedFpRate(size_t num_entries, size_t bytes)
+      SSTFILTER_OVERRIDE_SINCE_10_9 = 0;
+};
+
+// A builder that hashes each key once (sstfilter::HashKey), drops repeats as
+// AddKey and AddKeyAndAlt say, and builds the filter in Finish. It never
 // fails: if a cuckoo build is impossible it writes a BlockedBloom filter.
-ROCKSDB_NAMESPACE::FilterBitsBuilder* NewBitsBuilder(
-    const BuilderConfig& config);
+// EstimateEntriesAdded may be called from another thread while keys are
+// added (RocksDB's parallel compression).
+BitsBuilder* NewBitsBuilder(const BuilderConfig& config);
 
 // Parses `contents` once. A filter of either kind gets a reader over it;
 // anything else (empty, truncated, corrupt, unknown kind or version) gets a
