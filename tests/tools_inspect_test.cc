@@ -11,6 +11,7 @@
 
 #include "filter_block.h"
 #include "inspector.h"
+#include "rocksdb/version.h"
 #include "sst_parser.h"
 #include "support/keys.h"
 #include "tools_test_support.h"
@@ -21,6 +22,14 @@ namespace {
 using inspect::FileReport;
 using inspect::InspectFile;
 using inspect::InspectSource;
+
+// The format_versions the RocksDB we link can write (its
+// include/rocksdb/table.h): 11.0 dropped 0 and 1; 8.6 added 6, 10.4 added 7.
+constexpr int kRocksDbVersion = ROCKSDB_MAJOR * 100 + ROCKSDB_MINOR;
+constexpr int kOldestWritableFormat = kRocksDbVersion >= 1100 ? 2 : 0;
+constexpr int kNewestWritableFormat = kRocksDbVersion >= 1004  ? 7
+                                      : kRocksDbVersion >= 806 ? 6
+                                                               : 5;
 
 // What a policy's filter must look like in the report.
 struct PolicyCase {
@@ -162,11 +171,13 @@ INSTANTIATE_TEST_SUITE_P(Policies, InspectPolicyTest,
 
 // format_version 0 and 1 have the legacy and newer footers, 2 and below
 // index keys with sequence numbers, 4 and up delta-encoded index values
-// (exercised by a restart interval above 1); every checksum type verifies.
+// (exercised by a restart interval above 1), 6 and up a checksummed footer
+// and checksums with context; every checksum type verifies.
 TEST(InspectFormats, EveryFormatVersionAndChecksumTypeIsRead) {
   const rdb::ChecksumType checksums[] = {
       rdb::kNoChecksum, rdb::kCRC32c, rdb::kxxHash, rdb::kxxHash64, rdb::kXXH3};
-  for (int format_version = 0; format_version <= 5; ++format_version) {
+  for (int format_version = kOldestWritableFormat;
+       format_version <= kNewestWritableFormat; ++format_version) {
     for (rdb::ChecksumType checksum : checksums) {
       SCOPED_TRACE("format_version " + std::to_string(format_version) +
                    ", checksum " + std::to_string(checksum));
@@ -188,6 +199,9 @@ TEST(InspectFormats, EveryFormatVersionAndChecksumTypeIsRead) {
       EXPECT_EQ(report.table.footer.format_version, written);
       EXPECT_EQ(static_cast<int>(report.table.footer.checksum_type),
                 static_cast<int>(checksum));
+      EXPECT_EQ(report.table.footer.base_context_checksum != 0,
+                format_version >= 6);
+      EXPECT_GT(report.table.footer.index.size, 0u);
       EXPECT_GT(report.blocks.size(), 2u);
       EXPECT_EQ(report.keys, spec.num_keys);
       for (const inspect::KeyAnswer& answer : report.answers) {
@@ -251,10 +265,12 @@ std::string ReadAll(const std::string& path) {
 // A small SST with a full sstfilter filter, as bytes, and its report.
 struct SmallSst {
   explicit SmallSst(const std::string& policy,
-                    rdb::ChecksumType checksum = rdb::kXXH3) {
+                    rdb::ChecksumType checksum = rdb::kXXH3,
+                    int format_version = 5) {
     DbSpec spec;
     spec.policy = policy;
     spec.checksum = checksum;
+    spec.format_version = format_version;
     spec.num_keys = 500;
     bytes = ReadAll(BuildDb(dir.path(), spec));
     report = InspectSource(sst::StringSource(bytes), "small.sst", {});
@@ -269,8 +285,17 @@ Status InspectBytes(const std::string& bytes) {
   return InspectSource(sst::StringSource(bytes), "copy.sst", {"key1"}).status;
 }
 
-TEST(InspectDamage, EveryTruncationGivesAnError) {
-  const SmallSst sst("sstfilter.BlockedBloom:10");
+// Damage is tried on the last format without context checksums and, if
+// RocksDB writes it, the newest (a checksummed footer, context checksums).
+std::vector<int> DamagedFormats() {
+  if (kNewestWritableFormat == 5) return {5};
+  return {5, kNewestWritableFormat};
+}
+
+class InspectDamageTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(InspectDamageTest, EveryTruncationGivesAnError) {
+  const SmallSst sst("sstfilter.BlockedBloom:10", rdb::kXXH3, GetParam());
   for (size_t length = 0; length < sst.bytes.size(); ++length) {
     const Status s = InspectBytes(sst.bytes.substr(0, length));
     ASSERT_FALSE(s.ok()) << "truncated to " << length;
@@ -281,8 +306,8 @@ TEST(InspectDamage, EveryTruncationGivesAnError) {
 // A flipped bit anywhere gives a clean answer; inside a block the inspector
 // reads (metaindex, properties, filter, their trailers) it is a checksum
 // mismatch.
-TEST(InspectDamage, FlippedBitsInReadBlocksAreChecksumErrors) {
-  const SmallSst sst("sstfilter.BlockedBloom:10");
+TEST_P(InspectDamageTest, FlippedBitsInReadBlocksAreChecksumErrors) {
+  const SmallSst sst("sstfilter.BlockedBloom:10", rdb::kXXH3, GetParam());
   std::vector<sst::BlockHandle> read_blocks = {
       sst.report.table.filter_handle, sst.report.table.footer.metaindex};
   for (const auto& [name, handle] : sst.report.table.meta_blocks) {
@@ -310,6 +335,64 @@ TEST(InspectDamage, FlippedBitsInReadBlocksAreChecksumErrors) {
     errors += !s.ok();
   }
   EXPECT_GT(errors, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, InspectDamageTest,
+                         ::testing::ValuesIn(DamagedFormats()),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "v" + std::to_string(info.param);
+                         });
+
+// A file's bytes seen `shift` bytes further into a larger file.
+class ShiftedSource : public sst::Source {
+ public:
+  ShiftedSource(const std::string& bytes, uint64_t shift)
+      : bytes_(bytes), shift_(shift) {}
+  uint64_t size() const override { return shift_ + bytes_.size(); }
+  Status Read(uint64_t offset, size_t n, std::string* out) const override {
+    if (offset < shift_) return Status::Corruption("read before the bytes");
+    return bytes_.Read(offset - shift_, n, out);
+  }
+
+ private:
+  sst::StringSource bytes_;
+  uint64_t shift_;
+};
+
+// From format_version 6 a block's checksum depends on where it is and on
+// its file (table/format.h, ChecksumModifierForContext): intact bytes read
+// at another offset, even 4 GiB away, or with another file's footer fail
+// their check. Before, they pass.
+TEST(InspectDamage, BlockMovedOrFromAnotherFileFailsItsContextChecksum) {
+  if (kNewestWritableFormat < 6) {
+    GTEST_SKIP() << "RocksDB before 8.6 writes no context checksums";
+  }
+  for (int format_version : {5, kNewestWritableFormat}) {
+    SCOPED_TRACE("format_version " + std::to_string(format_version));
+    const bool context = format_version >= 6;
+    const SmallSst sst("sstfilter.BlockedBloom:10", rdb::kXXH3, format_version);
+    const sst::Footer& footer = sst.report.table.footer;
+    const sst::BlockHandle filter = sst.report.table.filter_handle;
+    std::string block;
+    for (uint64_t shift : {uint64_t{1}, uint64_t{4096}, uint64_t{1} << 32}) {
+      const ShiftedSource moved(sst.bytes, shift);
+      const Status s = sst::ReadBlock(
+          moved, footer, {filter.offset + shift, filter.size}, &block);
+      EXPECT_EQ(s.ok(), !context) << "shift " << shift << ": " << s.ToString();
+    }
+    // The same keys give the same filter at the same offset in another
+    // file, whose footer has another base context checksum.
+    const SmallSst other("sstfilter.BlockedBloom:10", rdb::kXXH3,
+                         format_version);
+    ASSERT_EQ(other.report.table.filter_handle.offset, filter.offset);
+    if (context) {
+      ASSERT_NE(other.report.table.footer.base_context_checksum,
+                footer.base_context_checksum);
+    }
+    const Status s = sst::ReadBlock(sst::StringSource(sst.bytes),
+                                    other.report.table.footer, filter, &block);
+    EXPECT_EQ(s.ok(), !context) << s.ToString();
+  }
 }
 
 // Bytes that are a valid table but a filter this tool does not know are

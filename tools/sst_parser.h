@@ -5,9 +5,11 @@
 // index of a partitioned filter, and verifies every block's trailer. It
 // never reads data or index blocks, and it uses no RocksDB code: RocksDB's
 // internal readers depend on NDEBUG-sensitive class layouts. The format is
-// described by RocksDB 7.8's table/format.{h,cc} (footer, block handle,
-// trailer), table/block_based/block_builder.cc (restart-array blocks) and
-// table/meta_blocks.cc (properties); format_version 0 to 5 are understood.
+// described by RocksDB's table/format.{h,cc} (footer, block handle,
+// trailer: see sst_footer.h), table/block_based/block_builder.cc
+// (restart-array blocks) and table/meta_blocks.cc (properties);
+// format_version 0 to 7 are understood. Version 7 changed only how the
+// compression_name property is spelled, which is kept here as raw bytes.
 //
 // Every function returns a Status: malformed bytes give Corruption, valid
 // features this reader does not handle give NotSupported. No input makes
@@ -16,71 +18,14 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "sst_footer.h"
 #include "sstfilter/status.h"
 
 namespace sstfilter::sst {
-
-// A file's bytes, read at any offset.
-class Source {
- public:
-  virtual ~Source() = default;
-  virtual uint64_t size() const = 0;
-  // Replaces *out with the `n` bytes at `offset`; Corruption if they are
-  // not all inside the file.
-  virtual Status Read(uint64_t offset, size_t n, std::string* out) const = 0;
-};
-
-// A file held in memory (tests, fuzzing).
-class StringSource : public Source {
- public:
-  explicit StringSource(std::string_view bytes) : bytes_(bytes) {}
-  uint64_t size() const override { return bytes_.size(); }
-  Status Read(uint64_t offset, size_t n, std::string* out) const override;
-
- private:
-  std::string_view bytes_;
-};
-
-// Opens `path` for reading; NotFound (with the system's reason) on failure.
-Status OpenFileSource(const std::string& path, std::unique_ptr<Source>* out);
-
-// Where a block lies: its offset and its size without the 5-byte trailer.
-struct BlockHandle {
-  uint64_t offset = 0;
-  uint64_t size = 0;
-};
-
-// RocksDB's ChecksumType values (include/rocksdb/table.h).
-enum class ChecksumType : uint8_t {
-  kNone = 0,
-  kCrc32c = 1,
-  kXxHash = 2,
-  kXxHash64 = 3,
-  kXxh3 = 4,
-};
-const char* ChecksumTypeName(ChecksumType type);
-
-struct Footer {
-  uint32_t format_version = 0;  // 0: the legacy footer
-  ChecksumType checksum_type = ChecksumType::kCrc32c;
-  BlockHandle metaindex;
-  BlockHandle index;
-};
-
-// Reads the footer at the end of the file. NotSupported for plain and
-// cuckoo tables, Corruption if the file does not end in a table magic.
-Status ReadFooter(const Source& file, Footer* footer);
-
-// Reads the block at `handle` into *contents after checking its trailer:
-// the checksum of `footer.checksum_type` and no compression (RocksDB never
-// compresses filter and meta blocks).
-Status ReadBlock(const Source& file, const Footer& footer,
-                 const BlockHandle& handle, std::string* contents);
 
 // One entry of a restart-array block, its key expanded.
 struct BlockEntry {
@@ -141,7 +86,8 @@ struct Table {
 };
 
 // Reads the footer, metaindex and properties, locates the filter and, for a
-// partitioned filter, reads its partition index. A table without a
+// partitioned filter, reads its partition index. From format_version 6 the
+// footer's index handle comes from the metaindex. A table without a
 // properties block or without a filter is valid (filter_layout kNone).
 Status ReadTable(const Source& file, Table* table);
 
