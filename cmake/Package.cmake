@@ -13,7 +13,9 @@ install(DIRECTORY filter/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT sstfilterCoreTargets NAMESPACE sstfilter::
         DESTINATION ${SSTFILTER_CMAKE_INSTALL_DIR})
 
-if(SSTFILTER_WITH_ROCKSDB)
+# Against a RocksDB built with the plugin folder, the plugin is part of that
+# librocksdb.a, so only the core is packaged.
+if(SSTFILTER_WITH_ROCKSDB AND NOT SSTFILTER_ROCKSDB_BUILD)
   install(TARGETS sstfilter_rocksdb_plugin sstfilter_rocksdb_preload
           EXPORT sstfilterRocksDBTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -2,9 +2,7 @@ sstfilter_add_test(blocked_bloom_test
   SOURCES blocked_bloom_test.cc
   LIBS sstfilter::core
   LABELS filter)
-if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/cuckoo_filter_test.cc)
-  sstfilter_add_test(cuckoo_filter_test
-    SOURCES cuckoo_filter_test.cc
-    LIBS sstfilter::core
-    LABELS filter)
-endif()
+sstfilter_add_test(cuckoo_filter_test
+  SOURCES cuckoo_filter_test.cc
+  LIBS sstfilter::core
+  LABELS filter)

@@ -5,7 +5,10 @@
 #      labelled "rocksdb-plugin-folder" so that `ctest -LE` can skip it;
 #  (c) `cmake --install` and a consumer built with find_package(sstfilter).
 # Sanitizer builds cannot be preloaded into, or linked by, stock programs.
-if(SSTFILTER_SANITIZE)
+# A RocksDB built from source with the plugin folder has taken the route of
+# (b) for real, through find_package(sstfilter COMPONENTS core)
+# (tools/build_rocksdb_with_plugin.sh); (a) and (c) are for Debian's.
+if(SSTFILTER_SANITIZE OR SSTFILTER_ROCKSDB_BUILD)
   return()
 endif()
 

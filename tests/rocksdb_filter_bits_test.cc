@@ -197,7 +197,9 @@ TEST_P(FilterBitsTest, AddKeyAndAltDeduplicatesAsRocksDBDocuments) {
     auto reader = Reader(builder->Finish(&owner));
     for (const AddStep& step : c.steps) {
       EXPECT_TRUE(reader->MayMatch(step.key)) << step.key;
-      if (!step.alt.empty()) EXPECT_TRUE(reader->MayMatch(step.alt));
+      if (!step.alt.empty()) {
+        EXPECT_TRUE(reader->MayMatch(step.alt));
+      }
     }
   }
 }
@@ -238,7 +240,9 @@ TEST_P(FilterBitsTest, AddKeyAndAltCountsMatchTheRulesOnRandomSequences) {
     auto reader = Reader(builder->Finish(&owner));
     for (const AddStep& step : steps) {
       ASSERT_TRUE(reader->MayMatch(step.key));
-      if (!step.alt.empty()) ASSERT_TRUE(reader->MayMatch(step.alt));
+      if (!step.alt.empty()) {
+        ASSERT_TRUE(reader->MayMatch(step.alt));
+      }
     }
     // After Finish, the last alt is no longer a repeat.
     for (auto step = steps.rbegin(); step != steps.rend(); ++step) {
@@ -253,7 +257,8 @@ TEST_P(FilterBitsTest, AddKeyAndAltCountsMatchTheRulesOnRandomSequences) {
 // CalculateSpace, EstimatedFpRate and ApproximateNumEntries describe the
 // filter that Finish writes, for every size.
 TEST_P(FilterBitsTest, SpaceAndFpRateEstimatesDescribeWhatFinishWrites) {
-  const bool cuckoo = std::string(GetParam()).find("Cuckoo") != std::string::npos;
+  const bool cuckoo =
+      std::string(GetParam()).find("Cuckoo") != std::string::npos;
   for (size_t count : {0, 1, 2, 63, 1000, 4097, 100000}) {
     SCOPED_TRACE(count);
     auto builder = OurBuilder();
@@ -270,7 +275,9 @@ TEST_P(FilterBitsTest, SpaceAndFpRateEstimatesDescribeWhatFinishWrites) {
       EXPECT_EQ(bytes.size(), space);
     }
     EXPECT_GE(builder->ApproximateNumEntries(space), count);
-    if (count > 0) EXPECT_LT(builder->ApproximateNumEntries(space - 1), count);
+    if (count > 0) {
+      EXPECT_LT(builder->ApproximateNumEntries(space - 1), count);
+    }
 
     // The estimate is the finished filter's own model FPR.
     double built_fpr = 0;

@@ -138,6 +138,11 @@ TEST(RocksdbPolicy, BadValueInTableOptionsStringIsInvalidArgument) {
   RegisterPolicies();
   rdb::ConfigOptions strict;
   strict.input_strings_escaped = false;
+  // What the overload without ConfigOptions used (removed in RocksDB 10).
+  rdb::ConfigOptions legacy = strict;
+  legacy.ignore_unknown_options = false;
+  legacy.invoke_prepare_options = false;
+  legacy.ignore_unsupported_options = false;
   rdb::BlockBasedTableOptions base;
   rdb::BlockBasedTableOptions out;
   for (const char* value :
@@ -148,7 +153,7 @@ TEST(RocksdbPolicy, BadValueInTableOptionsStringIsInvalidArgument) {
     rdb::Status s =
         rdb::GetBlockBasedTableOptionsFromString(strict, base, value, &out);
     EXPECT_TRUE(s.IsInvalidArgument()) << value << " -> " << s.ToString();
-    s = rdb::GetBlockBasedTableOptionsFromString(base, value, &out);
+    s = rdb::GetBlockBasedTableOptionsFromString(legacy, base, value, &out);
     EXPECT_TRUE(s.IsInvalidArgument()) << value << " -> " << s.ToString();
   }
 }

@@ -10,6 +10,7 @@
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/object_registry.h"
+#include "rocksdb_compat.h"
 #include "sstfilter/rocksdb_plugin.h"
 #include "table/block_based/filter_policy_internal.h"
 
@@ -17,10 +18,15 @@ namespace sstfilter::rocksdb_testing {
 
 namespace rdb = ROCKSDB_NAMESPACE;
 
-// Registers the policies in the default library once per process.
+// Registers the policies once per process, in a library of their own in
+// the default registry, so that ObjectLibrary::Default() keeps RocksDB's own
+// factories only (a "stock" registry is made from it).
 inline void RegisterPolicies() {
-  static const int registered =
-      RegisterSstfilterPolicies(*rdb::ObjectLibrary::Default(), "");
+  static const bool registered = [] {
+    rdb::ObjectRegistry::Default()->AddLibrary("sstfilter",
+                                               RegisterSstfilterPolicies, "");
+    return true;
+  }();
   (void)registered;
 }
 

@@ -2,18 +2,43 @@
 # interfaces, then inside real databases.
 sstfilter_add_test(rocksdb_policy_test
   SOURCES rocksdb_policy_test.cc
-  LIBS sstfilter::rocksdb_plugin
+  LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
 sstfilter_add_test(rocksdb_filter_bits_test
   SOURCES rocksdb_filter_bits_test.cc
-  LIBS sstfilter::rocksdb_plugin
+  LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
 sstfilter_add_test(rocksdb_db_test
   SOURCES rocksdb_db_test.cc
-  LIBS sstfilter::rocksdb_plugin
+  LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
 # Its own binary: it replaces the global operator new to count bytes.
 sstfilter_add_test(rocksdb_builder_memory_test
   SOURCES rocksdb_builder_memory_test.cc
-  LIBS sstfilter::rocksdb_plugin
+  LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
+
+# The plugin's sources against the headers of the releases between Debian's
+# and the one built from source (label "compile-check"; seconds each).
+if(NOT SSTFILTER_ROCKSDB_BUILD)
+  foreach(version 9.11.2 10.10.1)
+    add_test(NAME rocksdb_plugin_compiles_against_${version}
+             COMMAND bash ${PROJECT_SOURCE_DIR}/tools/check_plugin_compiles.sh
+                     ${version})
+    set_tests_properties(rocksdb_plugin_compiles_against_${version} PROPERTIES
+                         LABELS "rocksdb;compile-check" TIMEOUT 300)
+  endforeach()
+endif()
+
+# RocksDB's own db_stress with our policies, on the RocksDB built with the
+# plugin compiled in.
+if(SSTFILTER_ROCKSDB_BUILD)
+  foreach(policy sstfilter.BlockedBloom:10 sstfilter.Cuckoo:12
+                 sstfilter.Hybrid:10:1)
+    add_test(NAME rocksdb_db_stress_with_${policy}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/rocksdb_db_stress_smoke.sh
+                     ${SSTFILTER_ROCKSDB_BUILD} ${policy})
+    set_tests_properties(rocksdb_db_stress_with_${policy} PROPERTIES
+                         LABELS rocksdb TIMEOUT 300)
+  endforeach()
+endif()

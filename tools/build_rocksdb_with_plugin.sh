@@ -1,126 +1,107 @@
 #!/usr/bin/env bash
-# The plugin-folder route end to end (issue 3, section 2b): RocksDB built
-# from source with rocksdb_plugin/ dropped in as plugin/sstfilter, so that
-# its own db_bench, ldb, sst_dump and db_stress know the sstfilter.*
-# policies with no LD_PRELOAD. Long: RocksDB's whole library is compiled
-# (16 min on a 2-core machine), so it is not part of tools/test.sh; the
-# ctest packaging.rocksdb_cmake_accepts_and_compiles_the_plugin_folder
-# covers the configure step and the plugin's own sources.
+# RocksDB from its release source with sstfilter compiled in, through
+# RocksDB's own plugin mechanism (ROCKSDB_PLUGINS=sstfilter): its static
+# library and its own db_bench, ldb, sst_dump and db_stress, which all take
+# sstfilter.* ids in options strings and OPTIONS files with no preload.
+# Release, for this machine's CPU (PORTABLE=0, i.e. -march=native).
 #
-#   tools/build_rocksdb_with_plugin.sh [WORK_DIR]     (default build/rocksdb-plugin)
+#   tools/build_rocksdb_with_plugin.sh [--version X.Y.Z] [--tarball PATH]
+#   tools/build_rocksdb_with_plugin.sh --print-dir [--version X.Y.Z]
 #
-# Steps:
-#   1. builds and installs sstfilter's core library into WORK_DIR/prefix
-#      (the plugin folder takes it from there with find_package);
-#   2. copies the RocksDB source tree that tools/setup.sh fetched and copies
-#      rocksdb_plugin/ into its plugin/sstfilter;
-#   3. configures it with -DROCKSDB_PLUGINS=sstfilter and builds db_bench,
-#      ldb, sst_dump and db_stress;
-#   4. runs db_bench with an OPTIONS file naming sstfilter.Cuckoo:12 and
-#      checks the DB's OPTIONS file and SSTs, then ldb and a short db_stress.
+# The source (tools/rocksdb_source.sh): --tarball PATH or
+# $SSTFILTER_ROCKSDB_TARBALL; else ../shared/deps/rocksdb-X.Y.Z.tar.gz beside
+# the clone (checked against its SHA256SUMS); else GitHub's release archive
+# of tag vX.Y.Z.
+#
+# The build is cached outside the clone, keyed by RocksDB version, compiler
+# and CPU target:
+#   ${SSTFILTER_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/sstfilter}/rocksdb-X.Y.Z-<key>/
+#     src/       the release tree; src/plugin/sstfilter links to rocksdb_plugin/
+#     core/      sstfilter's core library installed (the plugin finds it there)
+#     build/     RocksDB's CMake build: librocksdb.a, db_bench,
+#                tools/ldb, tools/sst_dump, db_stress_tool/db_stress
+#     install/   RocksDB installed (headers, library, RocksDBConfig.cmake)
+#     plugin.sha256   what the build above was made from (see below)
+# Every run rebuilds incrementally, so a run after a change to the plugin or
+# the core recompiles just that and relinks; the first build takes about
+# 20 minutes on 2 cores. A stale cache cannot hide a broken build: the build
+# runs every time, and plugin.sha256 (a hash of rocksdb_plugin/ and filter/)
+# is written only after it succeeded. sstfilter's CMake refuses a RocksDB
+# build whose plugin.sha256 differs from the sources it is configured from.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-work="$(realpath -m "${1:-$root/build/rocksdb-plugin}")"
-jobs="$(nproc)"
-bash "$root/tools/setup.sh"
+version=11.8.1
+tarball="${SSTFILTER_ROCKSDB_TARBALL:-}"
+print_dir=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --version) version="$2"; shift 2 ;;
+    --tarball) tarball="$2"; shift 2 ;;
+    --print-dir) print_dir=1; shift ;;
+    *) echo "usage: $0 [--version X.Y.Z] [--tarball PATH] [--print-dir]" >&2; exit 2 ;;
+  esac
+done
 
-rocksdb_version="$(dpkg-query -W -f='${Version}' librocksdb-dev)"
-rocksdb_version="${rocksdb_version%%-*}"
-rocksdb_version="${rocksdb_version#*:}"
-rocksdb_src="$root/.deps/rocksdb-$rocksdb_version"
-prefix="$work/prefix"
-tree="$work/rocksdb-$rocksdb_version"
-build="$work/rocksdb-build"
-mkdir -p "$work"
-
-step() { echo "== $(date +%T) $*"; }
 fail() {
-  echo "FAIL: $*" >&2
+  echo "build_rocksdb_with_plugin: $*" >&2
   exit 1
 }
+step() { echo "== $(date +%T) $*"; }
 
-step "1. sstfilter's core into $prefix"
-cmake -S "$root" -B "$work/sstfilter-build" -DCMAKE_BUILD_TYPE=Release \
-  -DSSTFILTER_WITH_ROCKSDB=OFF >/dev/null
-cmake --build "$work/sstfilter-build" -j "$jobs" --target sstfilter_core
-cmake --install "$work/sstfilter-build" --prefix "$prefix" >/dev/null
-
-step "2. $tree with plugin/sstfilter"
-if [ ! -d "$tree" ]; then
-  cp -a "$rocksdb_src" "$tree.tmp"
-  mv "$tree.tmp" "$tree"
+# The cache key: what makes a native build unusable elsewhere.
+compiler="$(c++ -dumpfullversion 2>/dev/null || c++ -dumpversion)"
+# (awk reads to the end: an early exit could kill c++ with SIGPIPE.)
+march="$(c++ -march=native -Q --help=target 2>/dev/null |
+  awk '$1 == "-march=" && !found {print $2; found = 1}')"
+cache="${SSTFILTER_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/sstfilter}"
+dir="$cache/rocksdb-$version-${march:-native}-gcc$compiler"
+if [ "$print_dir" = 1 ]; then
+  echo "$dir"
+  exit 0
 fi
-rm -rf "$tree/plugin/sstfilter"
-cp -a "$root/rocksdb_plugin" "$tree/plugin/sstfilter"
 
-step "3. RocksDB with ROCKSDB_PLUGINS=sstfilter ($jobs jobs)"
-# RocksDB 7.8.3's own trace_replay.cc trips GCC 12's -Wmaybe-uninitialized,
-# so -Werror stays off here (as in Debian's build); the ctest compiles the
-# plugin's sources with RocksDB's -Werror.
-cmake -S "$tree" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPORTABLE=ON \
-  -DFAIL_ON_WARNINGS=OFF \
-  -DROCKSDB_PLUGINS=sstfilter -DCMAKE_PREFIX_PATH="$prefix" \
-  -DWITH_GFLAGS=ON -DWITH_SNAPPY=ON -DWITH_TESTS=OFF -DWITH_TRACE_TOOLS=OFF \
-  -DWITH_LIBURING=OFF -DROCKSDB_BUILD_SHARED=OFF >"$work/configure.log"
-grep '^-- PLUGIN sstfilter' "$work/configure.log"
-time cmake --build "$build" -j "$jobs" --target db_bench ldb sst_dump db_stress
+bash "$root/tools/setup.sh"
+jobs="$(nproc)"
+mkdir -p "$dir"
 
-step "4. the built tools with sstfilter.Cuckoo:12, no LD_PRELOAD"
-# Fails unless every SST of DB $1 has a filter of sstfilter.Cuckoo.
-expect_cuckoo_ssts() {
-  local sst count=0
-  for sst in "$1"/*.sst; do
-    "$build/tools/sst_dump" --file="$sst" --show_properties |
-      grep 'filter policy name: sstfilter.Cuckoo$' >/dev/null ||
-      fail "$sst has no sstfilter.Cuckoo filter"
-    count=$((count + 1))
-  done
-  [ "$count" -gt 0 ] || fail "no SST in $1"
-  echo "$1: all $count SSTs have filter policy sstfilter.Cuckoo"
-}
-# Fails unless the latest OPTIONS file of DB $1 names sstfilter.Cuckoo:12.
-expect_cuckoo_options() {
-  local options
-  options="$(ls "$1"/OPTIONS-* | sort | tail -1)"
-  grep '^ *filter_policy=' "$options" | sort -u
-  grep -q '^ *filter_policy={id=sstfilter.Cuckoo:12;' "$options" ||
-    fail "$options does not name sstfilter.Cuckoo:12"
-}
+step "1. RocksDB $version source in $dir/src"
+source_before="$(cat "$dir/src.sha256" 2>/dev/null || true)"
+bash "$root/tools/rocksdb_source.sh" "$version" "$dir/src" "$tarball"
+if [ "$(cat "$dir/src.sha256")" != "$source_before" ]; then
+  # Another source (or a first one): nothing built before counts.
+  rm -rf "$dir/build" "$dir/install" "$dir/plugin.sha256"
+fi
+# What a user does: link (or copy) the plugin folder into the tree.
+ln -sfn "$root/rocksdb_plugin" "$dir/src/plugin/sstfilter"
 
-db="$work/db"
-rm -rf "$db" "$work/stress-db"
-cat >"$work/options.ini" <<'EOF'
-[Version]
-  rocksdb_version=7.8.3
-  options_file_version=1.1
+step "2. sstfilter's core into $dir/core"
+# The core's build tree stays in the clone (a CMake build belongs to one
+# source folder); only the installed library and headers are cached.
+cmake -S "$root" -B "$root/build/rocksdb-$version-core" -DCMAKE_BUILD_TYPE=Release \
+  -DSSTFILTER_WITH_ROCKSDB=OFF -DSSTFILTER_BUILD_TESTS=OFF \
+  -DSSTFILTER_BUILD_BENCHMARKS=OFF -DSSTFILTER_BUILD_TOOLS=OFF >/dev/null
+cmake --build "$root/build/rocksdb-$version-core" -j "$jobs" --target sstfilter_core
+cmake --install "$root/build/rocksdb-$version-core" --prefix "$dir/core" >/dev/null
 
-[DBOptions]
-  create_if_missing=true
+step "3. RocksDB $version with ROCKSDB_PLUGINS=sstfilter ($jobs jobs)"
+# RTTI on, so that sstfilter's tests may derive from RocksDB's classes;
+# warnings are not errors in RocksDB's own sources (a newer compiler than
+# the release was tested with may warn), while sstfilter's CMake compiles
+# the plugin's sources against these headers with -Werror.
+cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DPORTABLE=0 \
+  -DUSE_RTTI=ON -DFAIL_ON_WARNINGS=OFF \
+  -DROCKSDB_PLUGINS=sstfilter -DCMAKE_PREFIX_PATH="$dir/core" \
+  -DWITH_GFLAGS=ON -DWITH_SNAPPY=ON -DWITH_LZ4=ON -DWITH_ZSTD=ON \
+  -DWITH_TESTS=OFF -DWITH_BENCHMARK_TOOLS=ON -DWITH_CORE_TOOLS=ON \
+  -DWITH_TOOLS=ON -DWITH_TRACE_TOOLS=OFF -DWITH_LIBURING=OFF \
+  -DROCKSDB_BUILD_SHARED=OFF -DCMAKE_INSTALL_PREFIX="$dir/install" \
+  >"$dir/configure.log" || { tail -30 "$dir/configure.log" >&2; fail "configure failed"; }
+grep -q '^-- PLUGIN sstfilter' "$dir/configure.log" || fail "RocksDB's CMake did not take the plugin"
+start=$SECONDS
+cmake --build "$dir/build" -j "$jobs" --target rocksdb db_bench ldb sst_dump db_stress
+cmake --install "$dir/build" >/dev/null
+echo "built in $((SECONDS - start)) s"
 
-[CFOptions "default"]
-  write_buffer_size=4194304
-  target_file_size_base=4194304
-
-[TableOptions/BlockBasedTable "default"]
-  filter_policy=sstfilter.Cuckoo:12
-EOF
-echo "-- db_bench"
-"$build/db_bench" --options_file="$work/options.ini" --db="$db" \
-  --benchmarks=fillrandom,readrandom --num=200000 --statistics 2>&1 |
-  grep -E '^(fillrandom|readrandom) |bloom.filter.(useful|full)'
-expect_cuckoo_options "$db"
-expect_cuckoo_ssts "$db"
-
-echo "-- ldb compact"
-"$build/tools/ldb" --db="$db" --try_load_options compact
-expect_cuckoo_ssts "$db"
-
-echo "-- db_stress"
-"$build/db_stress_tool/db_stress" --options_file="$work/options.ini" \
-  --db="$work/stress-db" --destroy_db_initially=1 --threads=2 \
-  --ops_per_thread=20000 --max_key=100000 --reopen=1 \
-  --read_fault_one_in=0 --clear_column_family_one_in=0 2>&1 |
-  grep -E 'Verification|Got errors'
-expect_cuckoo_options "$work/stress-db"
-expect_cuckoo_ssts "$work/stress-db"
-step "done"
+step "4. stamp"
+bash "$root/tools/plugin_sources_hash.sh" >"$dir/plugin.sha256"
+echo "RocksDB $version with sstfilter: $dir"

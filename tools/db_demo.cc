@@ -30,6 +30,7 @@
 #include "rocksdb/table_properties.h"
 #include "rocksdb/version.h"
 #include "rocksdb/write_batch.h"
+#include "rocksdb_compat.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/rocksdb_plugin.h"
 
@@ -303,9 +304,8 @@ rdb::Status MeasureLookups(rdb::DB* db, rdb::Statistics* stats,
 
 rdb::Status RunPolicy(const rdb::Options& options, const std::string& path,
                       const Args& args, Row* row) {
-  rdb::DB* raw = nullptr;
-  rdb::Status s = rdb::DB::Open(options, path, &raw);
-  std::unique_ptr<rdb::DB> db(raw);
+  std::unique_ptr<rdb::DB> db;
+  rdb::Status s = sstfilter::rocksdb_compat::OpenDb(options, path, &db);
   if (s.ok()) s = BuildLsm(db.get(), args.keys);
   if (s.ok()) s = DescribeFilters(db.get(), row);
   if (s.ok()) s = MeasureLookups(db.get(), options.statistics.get(), args, row);

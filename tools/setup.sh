@@ -14,6 +14,8 @@ deps="$root/.deps"
 packages=(
   cmake make g++ pkg-config
   librocksdb-dev libsnappy-dev libgflags-dev
+  liblz4-dev libzstd-dev     # RocksDB built from source (build_rocksdb_with_plugin.sh)
+  curl                       # its release archive, where no local copy is given
   libgtest-dev libgmock-dev libbenchmark-dev libxxhash-dev
   rocksdb-tools
   clang libclang-rt-14-dev   # libFuzzer and sanitizer runtimes

@@ -1,18 +1,39 @@
 #!/usr/bin/env bash
 # Runs every test on a fresh or prepared machine:
-#   1. setup (tools/setup.sh) and a Release build of everything;
-#   2. all ctest suites (filter, RocksDB integration, tools, bench smoke);
+#   1. setup (tools/setup.sh) and a Release build of everything against
+#      Debian's RocksDB 7.8.3; all its ctest suites (filter, RocksDB
+#      integration, tools, packaging, compile checks against 9.11.2 and
+#      10.10.1, bench smoke);
+#   2. RocksDB 11.8.1 built from source with the plugin compiled in
+#      (tools/build_rocksdb_with_plugin.sh: about 20 minutes the first time,
+#      then cached outside the clone), sstfilter built against it, and its
+#      RocksDB integration, tools and bench smoke suites, with RocksDB's own
+#      ldb, sst_dump and db_bench;
 #   3. the filter unit tests again under AddressSanitizer + UBSan;
 #   4. the libFuzzer targets for a short bounded time.
+# SSTFILTER_ROCKSDB_VERSION picks the release of step 2 (default 11.8.1).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 jobs="$(nproc)"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
+version="${SSTFILTER_ROCKSDB_VERSION:-11.8.1}"
 
+echo "== against Debian's RocksDB"
 bash tools/build.sh
 ctest --test-dir build/release --output-on-failure -j "$jobs" | tee -a "$log"
+
+echo "== against RocksDB $version built from source with the plugin"
+start=$SECONDS
+bash tools/build_rocksdb_with_plugin.sh --version "$version"
+echo "RocksDB $version with the plugin: up to date in $((SECONDS - start)) s"
+rocksdb_build="$(bash tools/build_rocksdb_with_plugin.sh --version "$version" --print-dir)"
+cmake -S . -B "build/rocksdb-$version" -DCMAKE_BUILD_TYPE=Release \
+  -DSSTFILTER_ROCKSDB_BUILD="$rocksdb_build" >/dev/null
+cmake --build "build/rocksdb-$version" -j "$jobs"
+ctest --test-dir "build/rocksdb-$version" --output-on-failure -j "$jobs" \
+  -L 'rocksdb|tools|bench-smoke' | tee -a "$log"
 
 echo "== filter tests under ASan + UBSan"
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -33,7 +33,7 @@ class BitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   // it equals the last entry added or the previous call's alt.
   // (`virtual` as well as override: on older releases these are new.)
   virtual void AddKeyAndAlt(const ROCKSDB_NAMESPACE::Slice& key,
-                    const ROCKSDB_NAMESPACE::Slice& alt)
+                            const ROCKSDB_NAMESPACE::Slice& alt)
       SSTFILTER_OVERRIDE_SINCE_9_6 = 0;
 
   // Bytes that Finish writes for `num_entries` distinct entries. (A cuckoo
