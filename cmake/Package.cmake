@@ -39,3 +39,6 @@ install(FILES
           ${CMAKE_CURRENT_BINARY_DIR}/sstfilterConfigVersion.cmake
           cmake/RocksDBVersion.cmake
         DESTINATION ${SSTFILTER_CMAKE_INSTALL_DIR})
+
+# The license (Apache-2.0) goes with every install.
+install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/sstfilter)
