@@ -11,6 +11,8 @@
 #                  (-DROCKSDB_PLUGINS=sstfilter, the core from the prefix)
 #                  and compiles the sources sstfilter.mk names, plus the
 #                  build_version.cc that registers RegisterSstfilterPolicies
+#   subdirectory   tests/subdirectory_consumer/ adds the source tree with
+#                  add_subdirectory: the core alone is built, and works
 #   cleanup        removes WORK_DIR
 cmake_minimum_required(VERSION 3.18)
 set(prefix "${WORK_DIR}/prefix")
@@ -57,6 +59,26 @@ elseif(STEP STREQUAL "consumer")
                   "${prefix}/lib/cmake/sstfilter")
   run("building the consumer" ${CMAKE_COMMAND} --build "${build}")
   run("running the consumer" "${build}/consumer" "${WORK_DIR}/consumer-db")
+  message(STATUS "${run_output}")
+
+elseif(STEP STREQUAL "subdirectory")
+  set(build "${WORK_DIR}/subdirectory-build")
+  file(REMOVE_RECURSE "${build}")
+  run("configuring the add_subdirectory consumer" ${CMAKE_COMMAND}
+      -S "${SOURCE_DIR}/tests/subdirectory_consumer" -B "${build}"
+      -G "${GENERATOR}" -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+      -DCMAKE_BUILD_TYPE=Release -DSSTFILTER_SOURCE_DIR=${SOURCE_DIR})
+  run("building the add_subdirectory consumer" ${CMAKE_COMMAND}
+      --build "${build}")
+  # sstfilter's own tests, benchmarks and tools stayed out of that build.
+  foreach(target blocked_bloom_test sstfilter_filter_bench
+                 sstfilter-filter-demo)
+    file(GLOB_RECURSE made "${build}/sstfilter/*/${target}")
+    if(made)
+      message(FATAL_ERROR "the add_subdirectory build made ${made}")
+    endif()
+  endforeach()
+  run("running the add_subdirectory consumer" "${build}/filter_user")
   message(STATUS "${run_output}")
 
 elseif(STEP STREQUAL "plugin_folder")

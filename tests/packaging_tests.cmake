@@ -34,6 +34,7 @@ foreach(test_and_step
     install_puts_package_in_a_prefix:install
     installed_package_builds_and_runs_a_consumer:consumer
     rocksdb_cmake_accepts_and_compiles_the_plugin_folder:plugin_folder
+    add_subdirectory_builds_only_the_libraries:subdirectory
     remove_install_prefix:cleanup)
   string(REPLACE ":" ";" test_and_step ${test_and_step})
   list(GET test_and_step 0 name)
