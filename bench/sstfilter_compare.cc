@@ -3,9 +3,11 @@
 // GetFilterBitsReader -> MayMatch), on the same keys in the same run.
 //
 // Subjects, per bits/key group: RocksDB's "bloomfilter" and "ribbonfilter"
-// from the installed librocksdb; "FastLocalBloom-AVX2", RocksDB's
-// FastLocalBloomImpl built for this machine (fast_local_bloom_avx2.h); and
-// sstfilter.BlockedBloom, sstfilter.Cuckoo and sstfilter.Hybrid.
+// from the librocksdb it links; against Debian's generic librocksdb also
+// "FastLocalBloom-AVX2", RocksDB's FastLocalBloomImpl built for this machine
+// (fast_local_bloom_avx2.h), which a RocksDB built from source for this
+// machine does not need; and sstfilter.BlockedBloom, sstfilter.Cuckoo and
+// sstfilter.Hybrid.
 //
 // Scenarios:
 //   (a) cache-resident: one filter of 1e4 keys, queried over and over;
