@@ -19,11 +19,11 @@
 namespace sstfilter {
 namespace {
 
-using testing::AbsentKeyHashes;
-using testing::FprTolerance;
-using testing::Hex;
-using testing::RandomKeyHashes;
-using testing::SequentialKeyHashes;
+using test_support::AbsentKeyHashes;
+using test_support::FprTolerance;
+using test_support::Hex;
+using test_support::RandomKeyHashes;
+using test_support::SequentialKeyHashes;
 
 BlockedBloom Build(const BlockedBloomParams& params,
                    const std::vector<uint64_t>& hashes) {
@@ -317,7 +317,8 @@ std::string ValidFilterBytes() {
   return WriteFilter(BlockedBloomParams::ForBitsPerKey(100, 10), keys);
 }
 
-constexpr auto ExpectParseError = testing::ExpectParseError<BlockedBloomView>;
+constexpr auto ExpectParseError =
+    test_support::ExpectParseError<BlockedBloomView>;
 
 TEST(BlockedBloomTest, MalformedBytesGiveClearErrors) {
   const std::string valid = ValidFilterBytes();

@@ -2,7 +2,8 @@ sstfilter_add_test(blocked_bloom_test
   SOURCES blocked_bloom_test.cc
   LIBS sstfilter::core
   LABELS filter)
+# One executable from the cuckoo filter's suites, one file per area.
 sstfilter_add_test(cuckoo_filter_test
-  SOURCES cuckoo_filter_test.cc
-  LIBS sstfilter::core
+  SOURCES cuckoo_static_test.cc cuckoo_format_test.cc cuckoo_dynamic_test.cc
+  LIBS sstfilter_core_internals
   LABELS filter)

@@ -1,4 +1,4 @@
-# Packaging suites (label "packaging"; see issue 3, section 2):
+# Packaging suites (label "packaging"):
 #  (a) libsstfilter_rocksdb.so preloaded into Debian's stock db_bench, ldb
 #      and sst_dump (packaging_preload_test.sh);
 #  (b) rocksdb_plugin/ as a plugin folder of RocksDB's own CMake build, also

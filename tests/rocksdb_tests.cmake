@@ -8,15 +8,20 @@ sstfilter_add_test(rocksdb_filter_bits_test
   SOURCES rocksdb_filter_bits_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
+# One executable from the database suites, one file per area.
 sstfilter_add_test(rocksdb_db_test
-  SOURCES rocksdb_db_test.cc
+  SOURCES rocksdb_db_filtering_test.cc rocksdb_db_options_test.cc
+          rocksdb_db_robustness_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
 # Its own binary: it replaces the global operator new to count bytes.
 sstfilter_add_test(rocksdb_builder_memory_test
-  SOURCES rocksdb_builder_memory_test.cc
+  SOURCES rocksdb_builder_memory_test.cc ${PROJECT_SOURCE_DIR}/bench/alloc_meter.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
+# The one heap meter (it replaces operator new/delete in this binary).
+target_include_directories(rocksdb_builder_memory_test PRIVATE
+                           ${PROJECT_SOURCE_DIR}/bench)
 
 # The plugin's sources against the headers of the releases between Debian's
 # and the one built from source (label "compile-check"; seconds each).

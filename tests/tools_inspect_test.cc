@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "filter_block.h"
+#include "filter_block_decoder.h"
 #include "inspector.h"
 #include "rocksdb/version.h"
 #include "sst_parser.h"
@@ -129,7 +129,7 @@ void ExpectAnswers(const DbSpec& spec, const std::string& sst) {
   const double measured = static_cast<double>(false_positives) / absent.size();
   EXPECT_NEAR(
       measured, negatives.fpr,
-      sstfilter::testing::FprTolerance(negatives.fpr, absent.size(), 0.15));
+      sstfilter::test_support::FprTolerance(negatives.fpr, absent.size(), 0.15));
 }
 
 TEST_P(InspectPolicyTest, FullFilterFiguresMatchTheKeysItHolds) {

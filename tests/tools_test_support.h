@@ -24,7 +24,7 @@ namespace rdb = ROCKSDB_NAMESPACE;
 namespace fs = std::filesystem;
 using rocksdb_testing::Keys;
 
-using sstfilter::testing::TempDir;
+using sstfilter::test_support::TempDir;
 
 // What a test database is made of.
 struct DbSpec {

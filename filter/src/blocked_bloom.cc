@@ -248,10 +248,6 @@ double BlockedBloomView::fill_ratio() const {
   return static_cast<double>(set) / (static_cast<double>(bytes) * 8);
 }
 
-double BlockedBloomView::fpr_from_fill() const {
-  return std::pow(fill_ratio(), params_.num_probes);
-}
-
 BlockedBloomWriter::BlockedBloomWriter(const BlockedBloomParams& params,
                                        uint8_t* out)
     : params_(params), out_(out) {

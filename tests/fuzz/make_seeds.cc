@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
     written += out.good() ? 1 : 0;
   };
   for (uint64_t n : {0, 1, 10, 200}) {
-    const auto keys = sstfilter::testing::SequentialKeyHashes(n);
+    const auto keys = sstfilter::test_support::SequentialKeyHashes(n);
     for (uint32_t lines : {1u, 2u}) {
       const auto params =
           sstfilter::BlockedBloomParams::ForBitsPerKey(n, 10, lines);
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   // A grown (chained) dynamic filter with its stash in use.
   sstfilter::CuckooFilter grown;
   if (sstfilter::CuckooFilter::Create(8, 16, &grown).ok()) {
-    for (uint64_t h : sstfilter::testing::SequentialKeyHashes(300)) {
+    for (uint64_t h : sstfilter::test_support::SequentialKeyHashes(300)) {
       (void)grown.insert(h);
     }
     write("cuckoo_chain", grown.Serialize());

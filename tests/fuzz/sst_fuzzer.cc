@@ -1,6 +1,7 @@
-// libFuzzer target for the inspector's SST reader (tools/sst_parser.h,
-// tools/filter_block.h). Every input is read four ways, none of which may
-// crash or read out of bounds (run under ASan/UBSan):
+// libFuzzer target for the inspector's SST reader
+// (tools/sst_inspect/sst_parser.h, tools/sst_inspect/filter_block_decoder.h).
+// Every input is read four ways, none of which may crash or read out of bounds
+// (run under ASan/UBSan):
 //   1. as a whole SST file, then its filter blocks;
 //   2. as a restart-array block, with and without value lengths;
 //   3. as a filter block of each family;
@@ -14,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "filter_block.h"
+#include "filter_block_decoder.h"
 #include "sst_parser.h"
 
 namespace {

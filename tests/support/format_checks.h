@@ -8,7 +8,7 @@
 
 #include "sstfilter/status.h"
 
-namespace sstfilter::testing {
+namespace sstfilter::test_support {
 
 // Lower-case hex of `bytes`, for spelling golden vectors out.
 inline std::string Hex(std::string_view bytes) {
@@ -34,4 +34,4 @@ void ExpectParseError(std::string_view bytes, StatusCode code,
       << "message was: " << s.message();
 }
 
-}  // namespace sstfilter::testing
+}  // namespace sstfilter::test_support

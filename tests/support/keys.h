@@ -11,7 +11,7 @@
 
 #include "sstfilter/hash.h"
 
-namespace sstfilter::testing {
+namespace sstfilter::test_support {
 
 // Hashes of "<prefix><i>" for i in [first, first + count).
 inline std::vector<uint64_t> NumberedKeyHashes(const std::string& prefix,
@@ -76,4 +76,4 @@ inline double FprTolerance(double expected, uint64_t queries,
   return sigmas * sd + relative_slack * expected;
 }
 
-}  // namespace sstfilter::testing
+}  // namespace sstfilter::test_support

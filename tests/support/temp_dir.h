@@ -8,7 +8,7 @@
 #include <string>
 #include <system_error>
 
-namespace sstfilter::testing {
+namespace sstfilter::test_support {
 
 class TempDir {
  public:
@@ -31,4 +31,4 @@ class TempDir {
   std::string path_;
 };
 
-}  // namespace sstfilter::testing
+}  // namespace sstfilter::test_support

@@ -114,9 +114,6 @@ class BlockedBloomView {
   double estimated_fpr() const { return params_.EstimatedFpr(num_keys_); }
   // Fraction of bits set, in [0, 1].
   double fill_ratio() const;
-  // FPR implied by the fill ratio: fill^num_probes (a lower bound: it
-  // ignores how unevenly lines fill).
-  double fpr_from_fill() const;
 
  private:
   friend class BlockedBloom;  // keeps num_keys_ current while adding

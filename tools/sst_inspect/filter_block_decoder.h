@@ -1,4 +1,5 @@
-// filter_block.h: which filter a filter block holds, and what it costs.
+// filter_block_decoder.h: decodes a filter block's header and metadata into
+// which filter it holds (family, kind, parameters) and what it costs.
 //
 // A block is read as the family its meta block name announces (the
 // CompatibilityName after "fullfilter." or "partitionedfilter."):

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "filter_block.h"
+#include "filter_block_decoder.h"
 #include "sst_parser.h"
 #include "sstfilter/status.h"
 

@@ -1,4 +1,4 @@
-#include "filter_block.h"
+#include "filter_block_decoder.h"
 
 #include <algorithm>
 #include <cmath>

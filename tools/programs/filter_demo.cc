@@ -92,19 +92,20 @@ int main(int argc, char** argv) {
     }
   }
   if (num_queries < 32) num_queries = 32;
-  std::printf("sstfilter filter demo: %llu keys, %llu absent-key queries, "
-              "SIMD path %s\n\n",
-              static_cast<unsigned long long>(num_keys),
-              static_cast<unsigned long long>(num_queries),
-              sstfilter::SimdPathName(sstfilter::ActiveSimdPath()));
+  std::printf(
+      "sstfilter filter demo: %llu keys, %llu absent-key queries, "
+      "SIMD path %s\n\n",
+      static_cast<unsigned long long>(num_keys),
+      static_cast<unsigned long long>(num_queries),
+      sstfilter::SimdPathName(sstfilter::ActiveSimdPath()));
   const auto present = KeyHashes("key", num_keys);
   const auto absent = KeyHashes("absent", num_queries);
 
   std::vector<Row> rows;
   for (double bits_per_key : {10.0, 16.0}) {
     Row row;
-    row.name = "BlockedBloom " + std::to_string(static_cast<int>(bits_per_key)) +
-               " bits/key";
+    row.name = "BlockedBloom " +
+               std::to_string(static_cast<int>(bits_per_key)) + " bits/key";
     const auto params =
         sstfilter::BlockedBloomParams::ForBitsPerKey(num_keys, bits_per_key);
     std::string bytes(params.SerializedSize(), '\0');
@@ -137,21 +138,24 @@ int main(int argc, char** argv) {
     rows.push_back(row);
   }
 
-  std::printf("| filter | bits/key | est. FPR | measured FPR | build ns/key | "
-              "absent ns | present ns | batched ns | false negatives |\n");
+  std::printf(
+      "| filter | bits/key | est. FPR | measured FPR | build ns/key | "
+      "absent ns | present ns | batched ns | false negatives |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   bool ok = true;
   for (const Row& r : rows) {
-    std::printf("| %s | %.2f | %.4f%% | %.4f%% | %.1f | %.1f | %.1f | %.1f | "
-                "%llu |\n",
-                r.name.c_str(), r.bytes * 8.0 / (num_keys ? num_keys : 1),
-                100 * r.estimated_fpr, 100 * r.measured_fpr, r.build_ns,
-                r.absent_ns, r.present_ns, r.batched_ns,
-                static_cast<unsigned long long>(r.false_negatives));
+    std::printf(
+        "| %s | %.2f | %.4f%% | %.4f%% | %.1f | %.1f | %.1f | %.1f | "
+        "%llu |\n",
+        r.name.c_str(), r.bytes * 8.0 / (num_keys ? num_keys : 1),
+        100 * r.estimated_fpr, 100 * r.measured_fpr, r.build_ns, r.absent_ns,
+        r.present_ns, r.batched_ns,
+        static_cast<unsigned long long>(r.false_negatives));
     ok = ok && r.false_negatives == 0;
   }
-  std::printf("\nFor reference, RocksDB's FastLocalBloom: 0.955%% FPR at 10 "
-              "bits/key, 0.087%% at 16.\nTimes are one run on a shared "
-              "machine; bench/ has the repeated, side-by-side numbers.\n");
+  std::printf(
+      "\nFor reference, RocksDB's FastLocalBloom: 0.955%% FPR at 10 "
+      "bits/key, 0.087%% at 16.\nTimes are one run on a shared "
+      "machine; bench/ has the repeated, side-by-side numbers.\n");
   return ok ? 0 : 1;
 }

@@ -1,0 +1,293 @@
+// Specification of the cuckoo filter's byte format: the stored bytes follow
+// the documented derivation and layout, golden vectors pin them, and
+// malformed bytes are rejected safely.
+#include <gtest/gtest.h>
+
+#include "cuckoo_test_support.h"
+
+namespace sstfilter::cuckoo_testing {
+namespace {
+
+// ---------------------------------------------------------------------------
+// The documented derivation and layout
+
+TEST(CuckooFilterTest, StoredBytesFollowTheDocumentedDerivationAndLayout) {
+  const auto keys = SequentialKeyHashes(1000);
+  for (uint32_t f : {4u, 8u, 12u, 13u, 16u, 17u, 31u, 32u}) {
+    const std::string bytes = BuildStatic(keys, f);
+    const std::vector<TableInfo> tables = ReadTables(bytes);
+    ASSERT_EQ(tables.size(), 1u);
+    const TableInfo& t = tables[0];
+    EXPECT_EQ(t.stash_count, 0u);
+    EXPECT_EQ(t.offset + t.size, bytes.size());
+    const size_t slots = t.offset + 12;
+    uint64_t occupied = 0;
+    for (uint64_t i = 0; i < uint64_t{t.num_buckets} * 4; ++i) {
+      occupied += SlotAt(bytes, slots, f, i) != 0;
+    }
+    EXPECT_EQ(occupied, keys.size()) << "f=" << f;
+    for (uint64_t h : keys) {
+      const SpecLocation loc = SpecLocate(h, t.seed, t.num_buckets, 0, f);
+      bool found = false;
+      for (uint64_t bucket : {loc.bucket, loc.alternate}) {
+        for (uint32_t j = 0; j < 4; ++j) {
+          found |= SlotAt(bytes, slots, f, bucket * 4 + j) == loc.fingerprint;
+        }
+      }
+      ASSERT_TRUE(found) << "f=" << f << ": a key is in neither bucket";
+    }
+  }
+}
+
+TEST(CuckooFilterTest, HandWrittenChainWithStashAnswersAsSpecified) {
+  // Three tables (5, 10, 20 buckets, seed 7): a stash entry in the first,
+  // slots in the alternate buckets of the others. Each key is found exactly
+  // where the header's derivation puts it.
+  const uint32_t f = 8, seed = 7;
+  const uint64_t in_stash = HashKey("in the stash");
+  const uint64_t in_slot1 = HashKey("in a slot of table 1");
+  const uint64_t in_slot2 = HashKey("in a slot of table 2");
+  const SpecLocation s0 = SpecLocate(in_stash, seed, 5, 0, f);
+  const SpecLocation s1 = SpecLocate(in_slot1, seed, 5, 1, f);
+  const SpecLocation s2 = SpecLocate(in_slot2, seed, 5, 2, f);
+  std::string slots1(detail::PackedSlotsView::BytesFor(10, f), '\0');
+  std::string slots2(detail::PackedSlotsView::BytesFor(20, f), '\0');
+  SetSlot(&slots1, f, s1.alternate * 4 + 3, s1.fingerprint);
+  SetSlot(&slots2, f, s2.alternate * 4 + 1, s2.fingerprint);
+  auto chain = [&](uint32_t stash_fingerprint) {
+    return HeaderBytes(f, 3) +
+           TableBytes(
+               f, 5, seed,
+               {{static_cast<uint32_t>(s0.alternate), stash_fingerprint}}) +
+           TableBytes(f, 10, seed, {}, slots1) +
+           TableBytes(f, 20, seed, {}, slots2);
+  };
+  const std::string bytes = chain(s0.fingerprint);
+  const CuckooView view = Parse(bytes);
+  EXPECT_EQ(view.num_tables(), 3u);
+  EXPECT_EQ(view.num_buckets(), 35u);
+  EXPECT_EQ(view.num_items(), 3u);
+  EXPECT_DOUBLE_EQ(view.load(), 2.0 / 140);
+  for (uint64_t h : {in_stash, in_slot1, in_slot2}) {
+    EXPECT_TRUE(view.may_contain(h));
+  }
+  const std::vector<char> batch = Batch(view, {in_stash, in_slot1, in_slot2});
+  EXPECT_TRUE(batch[0] && batch[1] && batch[2]);
+  // With the stash fingerprint changed the first key is gone.
+  const std::string other = chain(s0.fingerprint % 255 + 1);
+  EXPECT_FALSE(Parse(other).may_contain(in_stash));
+}
+
+TEST(CuckooFilterTest, ChainedTablesFollowTheDoublingRuleAndDerivation) {
+  // A grown filter: table t has m_0 * 2^t buckets and table 0's seed, and
+  // every key not in a stash sits in a bucket the header's lifted
+  // derivation names for it.
+  CuckooFilter filter = CreateDynamic(8, 20);
+  const auto keys = SequentialKeyHashes(400);
+  for (uint64_t h : keys) ASSERT_TRUE(filter.insert(h).ok());
+  ASSERT_GE(filter.num_tables(), 3u);
+  const std::string bytes = filter.Serialize();
+  const std::vector<TableInfo> tables = ReadTables(bytes);
+  uint64_t found = 0;
+  for (uint64_t h : keys) {
+    bool in_some_table = false;
+    for (uint32_t t = 0; t < tables.size(); ++t) {
+      EXPECT_EQ(tables[t].seed, tables[0].seed);
+      EXPECT_EQ(tables[t].num_buckets, tables[0].num_buckets << t);
+      const SpecLocation loc =
+          SpecLocate(h, tables[t].seed, tables[0].num_buckets, t, 8);
+      for (uint64_t bucket : {loc.bucket, loc.alternate}) {
+        for (uint32_t j = 0; j < 4; ++j) {
+          in_some_table |= SlotAt(bytes, tables[t].offset + 12, 8,
+                                  bucket * 4 + j) == loc.fingerprint;
+        }
+      }
+    }
+    found += in_some_table;
+  }
+  // Every key but the stashed ones sits in a bucket the spec names.
+  uint64_t stashed = 0;
+  for (const TableInfo& t : tables) stashed += t.stash_count;
+  EXPECT_GE(found + stashed, keys.size());
+}
+
+// ---------------------------------------------------------------------------
+// Format stability
+
+// Golden vectors: fixed keys must keep producing these exact bytes. If one
+// fails, either the format changed (old filters would be misread: add a new
+// format version instead of editing these values) or the static build
+// places items differently (the same format, but no longer reproducible
+// from the same keys: change it only deliberately).
+TEST(CuckooFilterTest, GoldenVectorsPinTheFormat) {
+  // One key, f = 8, spelled out from the header's derivation: one bucket,
+  // the fingerprint in slot 0.
+  const uint64_t h = HashKey("key0");
+  const SpecLocation loc = SpecLocate(h, 0, 1, 0, 8);
+  EXPECT_EQ(BuildStatic({h}, 8),
+            HeaderBytes(8, 1) +
+                TableBytes(8, 1, 0, {},
+                           std::string(1, static_cast<char>(loc.fingerprint)) +
+                               std::string(3, '\0')));
+  // Three keys at f = 12, in full.
+  EXPECT_EQ(Hex(BuildStatic(SequentialKeyHashes(3), 12)),
+            "534602010c040100"  // "SF", kind 2, v1, f=12, 4 slots, 1 table
+            "01000000"          // num_buckets = 1
+            "00000000"          // seed = 0
+            "00000000"          // stash_count = 0
+            "5dcd07210000");    // slots 0xd5d, 0x7cd, 0x021, empty
+  // Larger inputs, pinned by size and XXH3-64 of the bytes.
+  const struct {
+    uint64_t keys;
+    uint32_t f;
+    size_t size;
+    uint64_t xxh3;
+  } cases[] = {
+      {1000, 8, 1064, 0xbe039ba8453b68a7ULL},
+      {1000, 12, 1586, 0x9cc455d9ecc10396ULL},
+      {1000, 16, 2108, 0xb1def729e6223723ULL},
+      {12345, 12, 19310, 0xfa174da244885781ULL},
+      {100000, 12, 156272, 0x593197734d94e05bULL},
+      {1000, 5, 673, 0x5c88254f0dfa3902ULL},
+      {1000, 32, 4196, 0x967f15dab57328b9ULL},
+  };
+  for (const auto& c : cases) {
+    const std::string bytes = BuildStatic(SequentialKeyHashes(c.keys), c.f);
+    EXPECT_EQ(bytes.size(), c.size) << "keys=" << c.keys << " f=" << c.f;
+    EXPECT_EQ(HashKey(bytes), c.xxh3) << "keys=" << c.keys << " f=" << c.f;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Malformed input
+
+constexpr auto ExpectParseError = test_support::ExpectParseError<CuckooView>;
+
+TEST(CuckooFilterTest, MalformedBytesGiveClearErrors) {
+  const std::string valid = BuildStatic(SequentialKeyHashes(100), 12);
+  ASSERT_EQ(valid.size(), kStaticHeaderBytes + 27 * 6);
+  ExpectParseError("", StatusCode::kCorruption, "shorter than its 4-byte");
+  ExpectParseError("SF\x02", StatusCode::kCorruption,
+                   "shorter than its 4-byte");
+  ExpectParseError(valid.substr(0, 7), StatusCode::kCorruption,
+                   "header truncated: 7 of 8");
+  ExpectParseError("XF" + valid.substr(2), StatusCode::kCorruption, "magic");
+  auto with_byte = [&](size_t at, int value) {
+    std::string b = valid;
+    b[at] = static_cast<char>(value);
+    return b;
+  };
+  ExpectParseError(with_byte(2, 1), StatusCode::kInvalidArgument,
+                   "not a Cuckoo filter (kind BlockedBloom)");
+  ExpectParseError(with_byte(3, 2), StatusCode::kNotSupported,
+                   "version 2 is unknown");
+  for (int f : {0, 3, 33, 255}) {
+    ExpectParseError(with_byte(4, f), StatusCode::kCorruption,
+                     "fingerprint_bits must be in 4..32");
+  }
+  for (int slots : {0, 2, 8}) {
+    ExpectParseError(with_byte(5, slots), StatusCode::kCorruption,
+                     "slots_per_bucket must be 4");
+  }
+  ExpectParseError(with_byte(6, 65), StatusCode::kCorruption,
+                   "num_tables 65 exceeds 64");
+  ExpectParseError(with_byte(6, 2), StatusCode::kCorruption,
+                   "table 1: header truncated");
+  ExpectParseError(with_byte(7, 1), StatusCode::kCorruption, "reserved");
+  ExpectParseError(valid.substr(0, 8 + 11), StatusCode::kCorruption,
+                   "table 0: header truncated");
+  auto with_u32 = [&](const std::string& base, size_t at, uint32_t value) {
+    std::string b = base;
+    detail::StoreLittleEndian<uint32_t>(b.data() + at, value);
+    return b;
+  };
+  ExpectParseError(with_u32(valid, 8, 0), StatusCode::kCorruption,
+                   "num_buckets is 0");
+  ExpectParseError(with_u32(valid, 8, 28), StatusCode::kCorruption,
+                   "slots truncated: 28 buckets need 168 bytes, 162 remain");
+  ExpectParseError(with_u32(valid, 8, 0xffffffff), StatusCode::kCorruption,
+                   "slots truncated");
+  ExpectParseError(valid.substr(0, valid.size() - 1), StatusCode::kCorruption,
+                   "slots truncated");
+  ExpectParseError(valid + "x", StatusCode::kCorruption,
+                   "1 trailing bytes after the last Cuckoo table");
+  ExpectParseError(with_u32(valid, 16, 1), StatusCode::kCorruption,
+                   "stash truncated: 1 entries need 8 bytes, 0 remain");
+
+  // A table with a stash entry (bucket 2 of 3, fingerprint 5), f = 8.
+  const std::string stashed = HeaderBytes(8, 1) + TableBytes(8, 3, 0, {{2, 5}});
+  ASSERT_EQ(Parse(stashed).num_items(), 1u);
+  const size_t entry = stashed.size() - 8;
+  ExpectParseError(stashed.substr(0, stashed.size() - 1),
+                   StatusCode::kCorruption, "stash truncated");
+  ExpectParseError(with_u32(stashed, 16, 0xffffffff), StatusCode::kCorruption,
+                   "stash truncated");
+  ExpectParseError(with_u32(stashed, entry, 3), StatusCode::kCorruption,
+                   "stash bucket 3 is not below 3");
+  ExpectParseError(with_u32(stashed, entry + 4, 0), StatusCode::kCorruption,
+                   "stash fingerprint 0");
+  ExpectParseError(with_u32(stashed, entry + 4, 256), StatusCode::kCorruption,
+                   "stash fingerprint 256 is not a nonzero 8-bit value");
+  // Chains: table t must have 2^t times table 0's buckets and its seed.
+  const std::string chain =
+      HeaderBytes(8, 2) + TableBytes(8, 3, 9, {}) + TableBytes(8, 6, 9, {});
+  ASSERT_EQ(Parse(chain).num_tables(), 2u);
+  ExpectParseError(with_u32(chain, 8 + 12 + 12, 7), StatusCode::kCorruption,
+                   "table 1: num_buckets 7 is not 2^1 times table 0's 3");
+  ExpectParseError(with_u32(chain, 8 + 12 + 12 + 4, 10),
+                   StatusCode::kCorruption,
+                   "table 1: seed 10 differs from table 0's 9");
+  // A failed parse leaves the view as it was.
+  CuckooView view = Parse(valid);
+  EXPECT_FALSE(CuckooView::Parse("SF", &view).ok());
+  EXPECT_EQ(view.size_bytes(), valid.size());
+}
+
+TEST(CuckooFilterTest, TruncatedOrFlippedBytesNeverCrashTheParser) {
+  CuckooFilter chain = CreateDynamic(12, 20);
+  for (uint64_t h : RandomKeyHashes(300, 16)) ASSERT_TRUE(chain.insert(h).ok());
+  const std::string inputs[] = {
+      BuildStatic(SequentialKeyHashes(100), 12),
+      BuildStatic(SequentialKeyHashes(60), 7),
+      chain.Serialize(),
+  };
+  const auto probes = AbsentKeyHashes(64);
+  auto exercise = [&](const std::string& bytes, bool mutate) {
+    CuckooView view;
+    if (!CuckooView::Parse(bytes, &view).ok()) return;
+    bool results[64];
+    view.may_contain_batch(probes.data(), probes.size(), results);
+    for (uint64_t h : probes) (void)view.may_contain(h);
+    EXPECT_GE(view.load(), 0.0);
+    EXPECT_LE(view.load(), 1.0);
+    EXPECT_GE(view.estimated_fpr(), 0.0);
+    EXPECT_LE(view.estimated_fpr(), 1.0);
+    if (!mutate) return;
+    CuckooFilter filter;
+    ASSERT_TRUE(CuckooFilter::Deserialize(bytes, &filter).ok());
+    for (uint64_t h : probes) {
+      const Status s = filter.insert(h);
+      if (s.ok()) {
+        EXPECT_TRUE(filter.contains(h));
+      }
+      (void)filter.erase(h);
+    }
+  };
+  std::mt19937 rng(1);
+  for (const std::string& valid : inputs) {
+    for (size_t len = 0; len <= valid.size(); ++len) {
+      exercise(valid.substr(0, len), false);
+    }
+    for (int trial = 0; trial < 20000; ++trial) {
+      std::string b = valid;
+      const int flips = 1 + trial % 4;
+      for (int f = 0; f < flips; ++f) {
+        b[rng() % b.size()] ^= static_cast<char>(1 + rng() % 255);
+      }
+      exercise(b, trial % 16 == 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sstfilter::cuckoo_testing

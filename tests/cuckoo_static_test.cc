@@ -1,0 +1,270 @@
+// Specification of the static cuckoo filter: no false negatives, the space
+// and load a static build promises, the FPR its model predicts, and the
+// build's contract (order, duplicates, runs, empty input, bad widths).
+#include <gtest/gtest.h>
+
+#include "cuckoo_test_support.h"
+
+namespace sstfilter::cuckoo_testing {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Static filters
+
+std::vector<uint64_t> TestSizes() {
+  std::vector<uint64_t> sizes;
+  for (uint64_t n = 0; n <= 70; ++n) sizes.push_back(n);
+  for (uint64_t n : {100, 127, 128, 129, 255, 256, 257, 1000, 1023, 1024, 1025,
+                     4095, 4096, 4097, 65535, 65536, 65537, 100000, 1000000}) {
+    sizes.push_back(n);
+  }
+  return sizes;
+}
+
+TEST(CuckooFilterTest, StaticNeverFalseNegativeAcrossSizesAndKeyPatterns) {
+  for (uint64_t n : TestSizes()) {
+    // Random binary keys with repeats: every third key twice, and one key
+    // 20 times (more copies than a bucket pair could hold).
+    std::vector<uint64_t> repeated = RandomKeyHashes(n, n + 1);
+    for (uint64_t i = 0; i < n; i += 3) repeated.push_back(repeated[i]);
+    for (int r = 0; r < 20 && n > 0; ++r) repeated.push_back(repeated[0]);
+    std::shuffle(repeated.begin(), repeated.end(), std::mt19937_64(n));
+    const std::vector<uint64_t> patterns[] = {
+        SequentialKeyHashes(n), SequentialBigEndianKeyHashes(n), repeated};
+    for (uint32_t f : {8u, 12u, 16u}) {
+      for (const auto& keys : patterns) {
+        const std::string bytes = BuildStatic(keys, f);
+        const CuckooView view = Parse(bytes);
+        ExpectAllFound(view, keys,
+                       "n=" + std::to_string(n) + " f=" + std::to_string(f));
+        EXPECT_EQ(view.num_items(), n) << "duplicates are stored once";
+        EXPECT_EQ(view.num_tables(), n == 0 ? 0u : 1u);
+      }
+    }
+  }
+}
+
+// Built once, shared by the tests that need ten million keys.
+const std::vector<uint64_t>& TenMillionKeys() {
+  static const std::vector<uint64_t> keys = SequentialKeyHashes(10'000'000);
+  return keys;
+}
+const std::string& TenMillionKeyFilter() {
+  static const std::string bytes = BuildStatic(TenMillionKeys(), 12);
+  return bytes;
+}
+
+TEST(CuckooFilterTest, StaticNeverFalseNegativeAtTenMillionKeys) {
+  const CuckooView view = Parse(TenMillionKeyFilter());
+  EXPECT_EQ(CountMayContain(view, TenMillionKeys()), TenMillionKeys().size());
+}
+
+TEST(CuckooFilterTest, StaticLoadIsAtLeast95PercentNearPowersOfTwo) {
+  for (uint32_t f : {8u, 12u, 16u}) {
+    for (uint64_t n : {1000, 1023, 1024, 1025, 4095, 4096, 4097, 65535, 65536,
+                       65537, 100000, 1000000}) {
+      const std::string bytes = BuildStatic(RandomKeyHashes(n, 3 * n), f);
+      const CuckooView view = Parse(bytes);
+      EXPECT_GE(view.load(), 0.95) << "n=" << n << " f=" << f;
+    }
+  }
+}
+
+TEST(CuckooFilterTest, StaticBitsPerKeyAtTwelveBitFingerprintsIsAtMost12_7) {
+  // The header counts: 12.7 bits/key leaves 0.2 bits over the 12/0.96 =
+  // 12.5 of the slots for the 20-byte header at n = 1000.
+  std::printf("   n           f  bytes       bits/key  load\n");
+  for (uint64_t n : {1000, 10'000, 100'000, 1'000'000, 10'000'000}) {
+    const std::string bytes = n == 10'000'000
+                                  ? TenMillionKeyFilter()
+                                  : BuildStatic(SequentialKeyHashes(n), 12);
+    const double bits_per_key = bytes.size() * 8.0 / n;
+    const double load = Parse(bytes).load();
+    std::printf("   %-10llu  12 %-11zu %-9.4f %.4f\n",
+                static_cast<unsigned long long>(n), bytes.size(), bits_per_key,
+                load);
+    EXPECT_LE(bits_per_key, 12.7) << "n=" << n;
+    EXPECT_GE(load, 0.95) << "n=" << n;
+  }
+  // m = ceil(1000 / 3.84) = 261 buckets of 6 bytes, plus the header.
+  EXPECT_EQ(StaticCuckooBytes(1000, 12), 20u + 261 * 6);
+}
+
+TEST(CuckooFilterTest, StaticSizeFunctionsAgreeWithEachOtherAndTheBuild) {
+  EXPECT_EQ(StaticCuckooBytes(0, 12), 8u);
+  EXPECT_EQ(StaticCuckooCapacity(7, 12), 0u);
+  EXPECT_EQ(StaticCuckooCapacity(1000, 3), 0u);
+  for (uint32_t f : {4u, 7u, 8u, 12u, 16u, 25u, 32u}) {
+    for (uint64_t n : {1, 2, 3, 4, 5, 100, 1000, 4097, 123456, 1000000}) {
+      const size_t bytes = StaticCuckooBytes(n, f);
+      EXPECT_GE(StaticCuckooCapacity(bytes, f), n) << "n=" << n << " f=" << f;
+      EXPECT_LT(StaticCuckooCapacity(bytes - 1, f), n)
+          << "n=" << n << " f=" << f;
+    }
+    for (size_t bytes : {20, 21, 27, 100, 4096, 65536, 1 << 20}) {
+      const uint64_t capacity = StaticCuckooCapacity(bytes, f);
+      EXPECT_LE(StaticCuckooBytes(capacity, f), bytes);
+      EXPECT_GT(StaticCuckooBytes(capacity + 1, f), bytes)
+          << "bytes=" << bytes << " f=" << f;
+    }
+  }
+  // A build is never smaller than predicted, and retries add at most ~1%.
+  for (uint32_t f : {8u, 12u, 16u}) {
+    for (uint64_t n : {1, 10, 100, 1000, 54321}) {
+      const size_t built = BuildStatic(RandomKeyHashes(n, n), f).size();
+      EXPECT_GE(built, StaticCuckooBytes(n, f));
+      EXPECT_LE(built, StaticCuckooBytes(n, f) * 1.011 + 8);
+    }
+  }
+  // Past the format's 2^32 - 1 buckets there is no static filter.
+  EXPECT_EQ(StaticCuckooBytes(uint64_t{1} << 40, 12), SIZE_MAX);
+}
+
+TEST(CuckooFilterTest, MeasuredFprMatchesEstimatedFpr) {
+  const uint64_t n = 1'000'000;
+  const auto keys = RandomKeyHashes(n, 42);
+  for (uint32_t f : {8u, 12u, 16u}) {
+    const std::string bytes = BuildStatic(keys, f);
+    const CuckooView view = Parse(bytes);
+    // At f = 16 the FPR is ~1e-4: 1e7 queries give ~1200 false positives,
+    // enough for a 4-sigma band of about 10%.
+    const uint64_t queries = f >= 16 ? 10'000'000 : 1'000'000;
+    const double measured =
+        static_cast<double>(CountMayContain(view, AbsentKeyHashes(queries))) /
+        queries;
+    const double expected = view.estimated_fpr();
+    std::printf("   f=%-2u n=%llu load=%.4f measured FPR %.6f estimated %.6f\n",
+                f, static_cast<unsigned long long>(n), view.load(), measured,
+                expected);
+    // 4 sigma of the binomial count, plus 2% for the model (average load
+    // in place of the per-bucket distribution).
+    EXPECT_NEAR(measured, expected, FprTolerance(expected, queries, 0.02))
+        << "f=" << f;
+    // And the model itself: about 2 * 4 * load / (2^f - 1) (the first-order
+    // term; 1.3% above the exact value at f = 8).
+    EXPECT_NEAR(expected, 8 * view.load() / ((1 << f) - 1), 0.02 * expected);
+  }
+}
+
+TEST(CuckooFilterTest, EveryFingerprintWidthBuildsRoundTripsAndFindsAllKeys) {
+  const auto keys = RandomKeyHashes(5000, 11);
+  const auto absent = AbsentKeyHashes(2000);
+  for (uint32_t f = CuckooLimits::kMinFingerprintBits;
+       f <= CuckooLimits::kMaxFingerprintBits; ++f) {
+    const std::string context = "f=" + std::to_string(f);
+    const std::string bytes = BuildStatic(keys, f);
+    EXPECT_EQ(BuildStatic(keys, f), bytes) << context << ": not reproducible";
+    const CuckooView view = Parse(bytes);
+    EXPECT_EQ(view.fingerprint_bits(), f);
+    EXPECT_EQ(view.num_items(), keys.size()) << context;
+    EXPECT_EQ(view.size_bytes(), bytes.size());
+    ExpectAllFound(view, keys, context);
+    const std::vector<char> batch = Batch(view, absent);
+    for (size_t i = 0; i < absent.size(); ++i) {
+      ASSERT_EQ(view.may_contain(absent[i]), batch[i] != 0) << context;
+    }
+    EXPECT_GT(view.estimated_fpr(), 0.0);
+    EXPECT_LT(view.estimated_fpr(), 1.0);
+
+    // The dynamic filter at the same width, grown past its first table. An
+    // insert may be refused as a duplicate when the few fingerprints of a
+    // narrow width already fill the item's buckets; it is then found anyway.
+    CuckooFilter filter = CreateDynamic(f, 1000);
+    for (uint64_t h : keys) {
+      const Status s = filter.insert(h);
+      ASSERT_TRUE(s.ok() || s.code() == StatusCode::kTooManyDuplicates)
+          << context << ": " << s.ToString();
+    }
+    EXPECT_GT(filter.num_tables(), 1u) << context;
+    const std::string serialized = filter.Serialize();
+    CuckooFilter copy;
+    ASSERT_TRUE(CuckooFilter::Deserialize(serialized, &copy).ok()) << context;
+    EXPECT_EQ(copy.Serialize(), serialized) << context;
+    EXPECT_EQ(copy.size(), filter.size()) << context;
+    for (uint64_t h : keys) ASSERT_TRUE(copy.contains(h)) << context;
+    ExpectAllFound(Parse(serialized), keys, context + " dynamic");
+  }
+}
+
+TEST(CuckooFilterTest, StaticBuildIgnoresOrderAndDuplicates) {
+  const auto keys = RandomKeyHashes(20000, 5);
+  std::vector<uint64_t> shuffled = keys;
+  shuffled.insert(shuffled.end(), keys.begin(), keys.begin() + 5000);
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937_64(1));
+  EXPECT_EQ(BuildStatic(keys, 12), BuildStatic(shuffled, 12));
+}
+
+TEST(CuckooFilterTest, StaticBuildFromRunsEqualsBuildFromOneArray) {
+  // The RocksDB builder hands over its hash chunks as runs; overlapping
+  // runs with repeats must give exactly the one-array filter.
+  const auto keys = RandomKeyHashes(30000, 21);
+  std::vector<std::vector<uint64_t>> chunks = {
+      {keys.begin(), keys.begin() + 4096},
+      {keys.begin() + 4096, keys.begin() + 20000},
+      {keys.begin() + 19000, keys.end()},  // overlaps the previous run
+      {},
+      {keys.begin(), keys.begin() + 10}};
+  std::vector<HashRun> runs;
+  for (auto& chunk : chunks) runs.push_back({chunk.data(), chunk.size()});
+  std::string from_runs;
+  ASSERT_TRUE(BuildStaticCuckoo(runs.data(), runs.size(), 12, &from_runs).ok());
+  EXPECT_EQ(from_runs, BuildStatic(keys, 12));
+  for (const auto& chunk : chunks) {
+    EXPECT_TRUE(std::is_sorted(chunk.begin(), chunk.end()))
+        << "runs are left sorted";
+  }
+}
+
+TEST(CuckooFilterTest, EmptyStaticFilterHasNoTablesAndAnswersNo) {
+  std::string bytes;
+  ASSERT_TRUE(
+      BuildStaticCuckoo(static_cast<const uint64_t*>(nullptr), 0, 12, &bytes)
+          .ok());
+  EXPECT_EQ(bytes, HeaderBytes(12, 0));
+  const CuckooView view = Parse(bytes);
+  EXPECT_EQ(view.num_tables(), 0u);
+  EXPECT_EQ(view.num_items(), 0u);
+  EXPECT_EQ(view.load(), 0.0);
+  EXPECT_EQ(view.estimated_fpr(), 0.0);
+  const auto absent = AbsentKeyHashes(1000);
+  EXPECT_EQ(CountMayContain(view, absent), 0u);
+  const std::vector<char> batch = Batch(view, absent);
+  EXPECT_EQ(std::count(batch.begin(), batch.end(), 1), 0);
+}
+
+TEST(CuckooFilterTest, KeyFormsHashWithHashKey) {
+  const std::vector<std::string> keys = {"alpha", "beta", "gamma"};
+  std::vector<uint64_t> hashes;
+  for (const auto& k : keys) hashes.push_back(HashKey(k));
+  const std::string bytes = BuildStatic(hashes, 12);
+  const CuckooView view = Parse(bytes);
+  CuckooFilter filter = CreateDynamic(12, 10);
+  for (const auto& k : keys) {
+    EXPECT_TRUE(view.may_contain_key(k));
+    EXPECT_TRUE(filter.insert_key(k).ok());
+    EXPECT_TRUE(filter.contains_key(k));
+    EXPECT_TRUE(filter.contains(HashKey(k)));
+  }
+  EXPECT_EQ(view.may_contain_key("delta"), view.may_contain(HashKey("delta")));
+  EXPECT_TRUE(filter.erase_key("beta").ok());
+  EXPECT_EQ(filter.contains_key("beta"), filter.contains(HashKey("beta")));
+}
+
+TEST(CuckooFilterTest, BadFingerprintWidthIsInvalidArgument) {
+  std::string bytes;
+  CuckooFilter filter;
+  const uint64_t h = 1;
+  for (uint32_t f : {0u, 3u, 33u, 64u}) {
+    EXPECT_EQ(BuildStaticCuckoo(&h, 1, f, &bytes).code(),
+              StatusCode::kInvalidArgument);
+    const Status s = CuckooFilter::Create(f, 100, &filter);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("fingerprint_bits"), std::string::npos);
+  }
+  // More buckets than the format's u32 holds.
+  EXPECT_EQ(CuckooFilter::Create(12, uint64_t{1} << 40, &filter).code(),
+            StatusCode::kCapacityExceeded);
+}
+
+}  // namespace
+}  // namespace sstfilter::cuckoo_testing

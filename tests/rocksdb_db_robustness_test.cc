@@ -1,0 +1,158 @@
+// The policies under on-disk corruption of the filter block and under
+// concurrent readers: no present key is ever reported missing.
+#include <gtest/gtest.h>
+
+#include "rocksdb_db_support.h"
+
+namespace sstfilter::rocksdb_testing {
+namespace {
+
+// Builds two overlapping L0 files and corrupts the filter block of one of
+// them with `corrupt(block)`. Returns the path of the corrupted file.
+std::string BuildAndCorrupt(const std::string& dir, const DbConfig& config,
+                            uint64_t keys_per_file,
+                            void (*corrupt)(char* block, size_t size)) {
+  {
+    auto db = Open(MakeOptions(config), dir);
+    EXPECT_NE(db, nullptr);
+    for (uint64_t file = 0; file < 2; ++file) {
+      Put(db.get(), Range(file * keys_per_file, keys_per_file));
+      Flush(db.get());
+    }
+  }
+  auto db = Open(MakeOptions(config), dir);
+  const SstFile victim = SstFiles(db.get())[0];
+  db.reset();
+  std::string sst = ReadFile(victim.path);
+  FilterKind kind;
+  const size_t at = FindFilterBlock(sst, victim.properties->filter_size, &kind);
+  EXPECT_NE(at, std::string::npos);
+  if (at == std::string::npos) return "";
+  corrupt(sst.data() + at, victim.properties->filter_size);
+  std::ofstream(victim.path, std::ios::binary | std::ios::trunc) << sst;
+  return victim.path;
+}
+
+class CorruptFilterTest : public ::testing::TestWithParam<const char*> {};
+
+// With block checksums (the default) the corruption is caught when the
+// filter block is read. Whatever RocksDB then does, no present key may be
+// reported missing.
+TEST_P(CorruptFilterTest, ChecksummedCorruptionNeverHidesAKey) {
+  constexpr uint64_t kKeysPerFile = 20000;
+  constexpr uint64_t kAbsent = 10000;
+  TempDir dir;
+  DbConfig config;
+  config.policy = GetParam();
+  BuildAndCorrupt(dir.path(), config, kKeysPerFile,
+                  [](char* block, size_t size) { block[size / 2] ^= 0x5a; });
+  const rdb::Options options = MakeOptions(config);
+  std::unique_ptr<rdb::DB> db;
+  const rdb::Status open = rocksdb_compat::OpenDb(options, dir.path(), &db);
+  std::printf("[ corrupt, checksummed ] DB::Open: %s\n",
+              open.ToString().c_str());
+  if (!open.ok()) {
+    EXPECT_TRUE(open.IsCorruption()) << open.ToString();
+    return;
+  }
+  const auto present = Range(0, 2 * kKeysPerFile);
+  LookupCounts got = GetAll(db.get(), present);
+  std::printf("[ corrupt, checksummed ] Get: %" PRIu64 " found, %" PRIu64
+              " errors of %zu\n",
+              got.found, got.errors, present.size());
+  EXPECT_EQ(got.found + got.errors, present.size());
+  got = MultiGetAll(db.get(), present);
+  EXPECT_EQ(got.found + got.errors, present.size());
+  if (got.errors == 0) {
+    // The corrupted filter was dropped, not misread: only the intact
+    // file's filter is consulted.
+    TakeStats(*options.statistics);
+    GetAll(db.get(), Range(2 * kKeysPerFile, kAbsent));
+    const FilterStats stats = TakeStats(*options.statistics);
+    std::printf("[ corrupt, checksummed ] %" PRIu64
+                " absent Gets consulted "
+                "%" PRIu64 " filters\n",
+                kAbsent, stats.consulted());
+    EXPECT_EQ(stats.consulted(), kAbsent);
+  }
+}
+
+// Without checksums the corrupted bytes reach the reader: a filter block
+// that does not parse degrades to "may match", so every key is found and
+// only the intact file still filters.
+TEST_P(CorruptFilterTest, UnparsableFilterBlockDegradesToMayMatch) {
+  constexpr uint64_t kKeysPerFile = 20000;
+  constexpr uint64_t kAbsent = 10000;
+  void (*corruptions[])(char*, size_t) = {
+      [](char* block, size_t) { block[3] = 99; },     // unknown version
+      [](char* block, size_t) { block[2] = 42; },     // unknown kind
+      [](char* block, size_t) { block[0] = 'X'; },    // bad magic
+      [](char* block, size_t) { block[8] ^= 0x40; },  // size disagrees
+  };
+  for (auto corrupt : corruptions) {
+    TempDir dir;
+    DbConfig config;
+    config.policy = GetParam();
+    config.checksum = rdb::kNoChecksum;
+    BuildAndCorrupt(dir.path(), config, kKeysPerFile, corrupt);
+    const rdb::Options options = MakeOptions(config);
+    auto db = Open(options, dir.path());
+    ASSERT_NE(db, nullptr);
+    const auto present = Range(0, 2 * kKeysPerFile);
+    EXPECT_EQ(GetAll(db.get(), present).found, present.size());
+    EXPECT_EQ(MultiGetAll(db.get(), present).found, present.size());
+    TakeStats(*options.statistics);
+    EXPECT_EQ(GetAll(db.get(), Range(2 * kKeysPerFile, kAbsent)).found, 0u);
+    const FilterStats stats = TakeStats(*options.statistics);
+    // Both filters are consulted; the corrupted one says "may match" to
+    // every key, the intact one rejects nearly all.
+    EXPECT_EQ(stats.consulted(), 2 * kAbsent);
+    EXPECT_GE(stats.positive, kAbsent);
+    EXPECT_GT(stats.useful, kAbsent * 95 / 100);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, CorruptFilterTest,
+                         ::testing::Values("sstfilter.BlockedBloom:10",
+                                           "sstfilter.Cuckoo:12"),
+                         PolicyTestName);
+
+// Readers are shared by all threads of a DB: many Gets and MultiGets at
+// once, over both filter kinds.
+TEST(RocksdbDb, ConcurrentGetAndMultiGetAreCorrect) {
+  constexpr uint64_t kKeys = 200000;
+  constexpr int kThreads = 4;
+  TempDir dir;
+  DbConfig config;
+  config.policy = "sstfilter.Hybrid:10:2";
+  auto db = Open(MakeOptions(config), dir.path());
+  ASSERT_NE(db, nullptr);
+  BuildLeveledDb(db.get(), kKeys);
+  std::atomic<uint64_t> found{0};
+  std::atomic<uint64_t> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      // Each thread looks up every 4th key from its own offset, present
+      // and absent, one by one and in batches.
+      std::vector<uint64_t> present;
+      std::vector<uint64_t> absent;
+      for (uint64_t i = t; i < kKeys; i += kThreads) {
+        present.push_back(i);
+        absent.push_back(kKeys + i);
+      }
+      const LookupCounts a = GetAll(db.get(), present);
+      const LookupCounts b = MultiGetAll(db.get(), present);
+      const LookupCounts c = GetAll(db.get(), absent);
+      const LookupCounts d = MultiGetAll(db.get(), absent);
+      found += a.found + b.found;
+      wrong += a.errors + b.errors + c.found + c.errors + d.found + d.errors;
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(found.load(), 2 * kKeys);
+  EXPECT_EQ(wrong.load(), 0u);
+}
+
+}  // namespace
+}  // namespace sstfilter::rocksdb_testing
