@@ -13,7 +13,7 @@
 //
 // Counters: time_per_key (seconds; the console shows e.g. "12.3ns"),
 // bits_per_key (filter bytes * 8 / keys), fpr (measured) and fpr_model
-// (the filter's estimated_fpr()).
+// (the filter's EstimatedFpr()).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -70,7 +70,7 @@ using BuildFn =
 
 // One filter configuration under test. View is the filter's read-only view
 // type; every view offers may_contain, may_contain_batch, size_bytes and
-// estimated_fpr, so one set of benchmarks serves all of them.
+// EstimatedFpr, so one set of benchmarks serves all of them.
 template <typename View>
 struct Subject {
   std::string name;       // e.g. "BlockedBloom/bpk:10/avx2"
@@ -182,7 +182,7 @@ void BenchQuery(benchmark::State& state, const Subject<View>& subject,
     }
   } else {
     state.counters["fpr"] = static_cast<double>(positives) / queried;
-    state.counters["fpr_model"] = view.estimated_fpr();
+    state.counters["fpr_model"] = view.EstimatedFpr();
   }
   state.counters["time_per_key"] = TimePerKey(static_cast<double>(count));
   SetBitsPerKey(state, view.size_bytes(), num_keys);

@@ -140,7 +140,7 @@ TEST(BlockedBloomTest, EmptyFilterHoldsNothingAndAnswersNo) {
   BlockedBloomView view;
   ASSERT_TRUE(BlockedBloomView::Parse(bytes, &view).ok());
   EXPECT_EQ(CountMayContain(view, AbsentKeyHashes(1000)), 0u);
-  EXPECT_EQ(view.estimated_fpr(), 0.0);
+  EXPECT_EQ(view.EstimatedFpr(), 0.0);
 }
 
 TEST(BlockedBloomTest, MeasuredFprMatchesEstimatedFpr) {
@@ -154,7 +154,7 @@ TEST(BlockedBloomTest, MeasuredFprMatchesEstimatedFpr) {
       const double measured = static_cast<double>(CountMayContain(
                                   filter.view(), AbsentKeyHashes(queries))) /
                               queries;
-      const double expected = filter.estimated_fpr();
+      const double expected = filter.EstimatedFpr();
       // 4 sigma of the binomial count, plus 4% for the model (it treats
       // the probe positions as independent).
       EXPECT_NEAR(measured, expected, FprTolerance(expected, queries, 0.04))

@@ -77,9 +77,9 @@ TEST(CuckooFilterTest, DynamicNeverFalseNegativeUpToOneMillion) {
     for (const auto& keys : {RandomKeyHashes(1'000'000, 8),
                              SequentialBigEndianKeyHashes(300'000)}) {
       CuckooFilter filter = CreateDynamic(12, expected);
-      for (uint64_t h : keys) ASSERT_TRUE(filter.insert(h).ok());
+      for (uint64_t h : keys) ASSERT_TRUE(filter.add(h).ok());
       EXPECT_EQ(filter.size(), keys.size());
-      for (uint64_t h : keys) ASSERT_TRUE(filter.contains(h));
+      for (uint64_t h : keys) ASSERT_TRUE(filter.may_contain(h));
       const std::string bytes = filter.Serialize();
       ExpectAllFound(Parse(bytes), keys,
                      "expected=" + std::to_string(expected));
@@ -93,17 +93,17 @@ TEST(CuckooFilterTest, EraseRemovesOneCopyAtATime) {
   // expected 1: copies spill into the stash and chained tables.
   for (uint64_t expected : {1, 2000}) {
     CuckooFilter filter = CreateDynamic(16, expected);
-    for (uint64_t h : others) ASSERT_TRUE(filter.insert(h).ok());
-    for (int i = 0; i < 8; ++i) ASSERT_TRUE(filter.insert(key).ok());
+    for (uint64_t h : others) ASSERT_TRUE(filter.add(h).ok());
+    for (int i = 0; i < 8; ++i) ASSERT_TRUE(filter.add(key).ok());
     EXPECT_EQ(filter.size(), others.size() + 8);
     for (int i = 0; i < 8; ++i) {
-      ASSERT_TRUE(filter.contains(key));
+      ASSERT_TRUE(filter.may_contain(key));
       ASSERT_TRUE(filter.erase(key).ok()) << "copy " << i;
     }
     EXPECT_EQ(filter.erase(key).code(), StatusCode::kNotFound);
-    EXPECT_FALSE(filter.contains(key));
+    EXPECT_FALSE(filter.may_contain(key));
     EXPECT_EQ(filter.size(), others.size());
-    for (uint64_t h : others) ASSERT_TRUE(filter.contains(h));
+    for (uint64_t h : others) ASSERT_TRUE(filter.may_contain(h));
     for (uint64_t h : others) ASSERT_TRUE(filter.erase(h).ok());
     EXPECT_EQ(filter.size(), 0u);
     EXPECT_EQ(filter.erase(others[0]).code(), StatusCode::kNotFound);
@@ -115,22 +115,22 @@ TEST(CuckooFilterTest, NinthCopyOfAnItemIsTooManyDuplicates) {
     CuckooFilter filter = CreateDynamic(12, expected);
     const uint64_t key = HashKey("eight is the limit");
     for (uint32_t i = 0; i < CuckooLimits::kMaxDuplicates; ++i) {
-      ASSERT_TRUE(filter.insert(key).ok()) << "copy " << i;
+      ASSERT_TRUE(filter.add(key).ok()) << "copy " << i;
     }
     const std::string before = filter.Serialize();
-    const Status s = filter.insert(key);
+    const Status s = filter.add(key);
     EXPECT_EQ(s.code(), StatusCode::kTooManyDuplicates) << s.ToString();
     EXPECT_EQ(filter.Serialize(), before) << "a refused insert changed it";
     EXPECT_EQ(filter.size(), 8u);
     ASSERT_TRUE(filter.erase(key).ok());
-    EXPECT_TRUE(filter.insert(key).ok()) << "room again after one erase";
+    EXPECT_TRUE(filter.add(key).ok()) << "room again after one erase";
   }
 }
 
 TEST(CuckooFilterTest, FullFilterGrowsByChainingTablesOfDoubleSize) {
   CuckooFilter filter = CreateDynamic(12, 1000);
   const auto keys = RandomKeyHashes(100'000, 12);
-  for (uint64_t h : keys) ASSERT_TRUE(filter.insert(h).ok());
+  for (uint64_t h : keys) ASSERT_TRUE(filter.add(h).ok());
   const std::string bytes = filter.Serialize();
   const std::vector<TableInfo> tables = ReadTables(bytes);
   ASSERT_EQ(tables.size(), filter.num_tables());
@@ -144,7 +144,7 @@ TEST(CuckooFilterTest, FullFilterGrowsByChainingTablesOfDoubleSize) {
     EXPECT_GE(TableLoad(bytes, tables[t]), 0.9) << "table " << t;
   }
   EXPECT_EQ(filter.size(), keys.size());
-  for (uint64_t h : keys) ASSERT_TRUE(filter.contains(h));
+  for (uint64_t h : keys) ASSERT_TRUE(filter.may_contain(h));
 }
 
 TEST(CuckooFilterTest, StashVictimReturnsToItsTableWhenSlotsFree) {
@@ -152,7 +152,7 @@ TEST(CuckooFilterTest, StashVictimReturnsToItsTableWhenSlotsFree) {
   std::vector<uint64_t> first_table;
   for (uint64_t i = 0; filter.num_tables() == 1; ++i) {
     const uint64_t h = HashKey("k" + std::to_string(i));
-    ASSERT_TRUE(filter.insert(h).ok());
+    ASSERT_TRUE(filter.add(h).ok());
     first_table.push_back(h);
   }
   // The insert that overflowed went to the stash; the next one grew.
@@ -168,7 +168,7 @@ TEST(CuckooFilterTest, StashVictimReturnsToItsTableWhenSlotsFree) {
   tables = ReadTables(filter.Serialize());
   EXPECT_EQ(tables[0].stash_count, 0u);
   for (size_t i = first_table.size() / 5; i < first_table.size(); ++i) {
-    ASSERT_TRUE(filter.contains(first_table[i]));
+    ASSERT_TRUE(filter.may_contain(first_table[i]));
   }
 }
 
@@ -177,7 +177,7 @@ TEST(CuckooFilterTest, EraseOfAbsentItemIsNotFound) {
   EXPECT_EQ(empty.erase(1).code(), StatusCode::kNotFound);
   EXPECT_EQ(empty.num_tables(), 0u);
   CuckooFilter filter = CreateDynamic(16, 100);
-  for (uint64_t h : SequentialKeyHashes(50)) ASSERT_TRUE(filter.insert(h).ok());
+  for (uint64_t h : SequentialKeyHashes(50)) ASSERT_TRUE(filter.add(h).ok());
   const Status s = filter.erase_key("never inserted");
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_FALSE(s.message().empty());
@@ -187,7 +187,7 @@ TEST(CuckooFilterTest, EraseOfAbsentItemIsNotFound) {
 TEST(CuckooFilterTest, DeserializedFilterKeepsWorking) {
   CuckooFilter filter = CreateDynamic(12, 100);
   const auto keys = RandomKeyHashes(3000, 13);
-  for (size_t i = 0; i < 2000; ++i) ASSERT_TRUE(filter.insert(keys[i]).ok());
+  for (size_t i = 0; i < 2000; ++i) ASSERT_TRUE(filter.add(keys[i]).ok());
   const std::string bytes = filter.Serialize();
   CuckooFilter copy;
   ASSERT_TRUE(CuckooFilter::Deserialize(bytes, &copy).ok());
@@ -196,12 +196,12 @@ TEST(CuckooFilterTest, DeserializedFilterKeepsWorking) {
   EXPECT_EQ(copy.num_tables(), filter.num_tables());
   // The copy goes on as a filter: more inserts (growing) and erases.
   for (size_t i = 2000; i < keys.size(); ++i) {
-    ASSERT_TRUE(copy.insert(keys[i]).ok());
+    ASSERT_TRUE(copy.add(keys[i]).ok());
   }
   for (size_t i = 0; i < 1000; ++i) ASSERT_TRUE(copy.erase(keys[i]).ok());
   EXPECT_EQ(copy.size(), 2000u);
   for (size_t i = 1000; i < keys.size(); ++i) {
-    ASSERT_TRUE(copy.contains(keys[i]));
+    ASSERT_TRUE(copy.may_contain(keys[i]));
   }
   // A static filter, and an empty one, become dynamic filters that grow.
   const auto static_keys = RandomKeyHashes(1000, 14);
@@ -210,11 +210,11 @@ TEST(CuckooFilterTest, DeserializedFilterKeepsWorking) {
     CuckooFilter grown;
     ASSERT_TRUE(CuckooFilter::Deserialize(source, &grown).ok());
     const uint32_t tables_before = grown.num_tables();
-    for (uint64_t h : keys) ASSERT_TRUE(grown.insert(h).ok());
+    for (uint64_t h : keys) ASSERT_TRUE(grown.add(h).ok());
     EXPECT_GT(grown.num_tables(), tables_before);
-    for (uint64_t h : keys) ASSERT_TRUE(grown.contains(h));
+    for (uint64_t h : keys) ASSERT_TRUE(grown.may_contain(h));
     if (tables_before > 0) {
-      for (uint64_t h : static_keys) ASSERT_TRUE(grown.contains(h));
+      for (uint64_t h : static_keys) ASSERT_TRUE(grown.may_contain(h));
     }
   }
   // Deserialize checks its input like Parse.
@@ -230,7 +230,7 @@ TEST(CuckooFilterTest, ErasingInsertedItemsNeverLosesAnotherItem) {
     CuckooFilter filter = CreateDynamic(f, 20);
     std::vector<uint64_t> inserted;
     for (uint64_t h : RandomKeyHashes(20000, f)) {
-      const Status s = filter.insert(h);
+      const Status s = filter.add(h);
       if (s.ok()) {
         inserted.push_back(h);
       } else {
@@ -243,7 +243,7 @@ TEST(CuckooFilterTest, ErasingInsertedItemsNeverLosesAnotherItem) {
       ASSERT_TRUE(filter.erase(inserted[i]).ok()) << "f=" << f << " #" << i;
       if (i % 1000 != 0) continue;
       for (size_t j = i + 1; j < inserted.size(); ++j) {
-        ASSERT_TRUE(filter.contains(inserted[j])) << "f=" << f << " #" << i;
+        ASSERT_TRUE(filter.may_contain(inserted[j])) << "f=" << f << " #" << i;
       }
     }
     EXPECT_EQ(filter.size(), 0u);
@@ -255,7 +255,7 @@ TEST(CuckooFilterTest, ErasingInsertedItemsNeverLosesAnotherItem) {
 TEST(CuckooFilterTest, BatchAgreesWithSingleQueriesOnChainsWithStashes) {
   CuckooFilter filter = CreateDynamic(10, 50);
   const auto keys = RandomKeyHashes(5000, 15);
-  for (uint64_t h : keys) ASSERT_TRUE(filter.insert(h).ok());
+  for (uint64_t h : keys) ASSERT_TRUE(filter.add(h).ok());
   const std::string bytes = filter.Serialize();
   const CuckooView view = Parse(bytes);
   EXPECT_GT(view.num_tables(), 3u);
@@ -265,7 +265,7 @@ TEST(CuckooFilterTest, BatchAgreesWithSingleQueriesOnChainsWithStashes) {
   size_t hits = 0;
   for (size_t i = 0; i < queries.size(); ++i) {
     ASSERT_EQ(batch[i] != 0, view.may_contain(queries[i])) << "query " << i;
-    ASSERT_EQ(view.may_contain(queries[i]), filter.contains(queries[i]));
+    ASSERT_EQ(view.may_contain(queries[i]), filter.may_contain(queries[i]));
     hits += batch[i];
   }
   EXPECT_GE(hits, keys.size());

@@ -84,7 +84,7 @@ TEST(CuckooFilterTest, ChainedTablesFollowTheDoublingRuleAndDerivation) {
   // derivation names for it.
   CuckooFilter filter = CreateDynamic(8, 20);
   const auto keys = SequentialKeyHashes(400);
-  for (uint64_t h : keys) ASSERT_TRUE(filter.insert(h).ok());
+  for (uint64_t h : keys) ASSERT_TRUE(filter.add(h).ok());
   ASSERT_GE(filter.num_tables(), 3u);
   const std::string bytes = filter.Serialize();
   const std::vector<TableInfo> tables = ReadTables(bytes);
@@ -245,7 +245,7 @@ TEST(CuckooFilterTest, MalformedBytesGiveClearErrors) {
 
 TEST(CuckooFilterTest, TruncatedOrFlippedBytesNeverCrashTheParser) {
   CuckooFilter chain = CreateDynamic(12, 20);
-  for (uint64_t h : RandomKeyHashes(300, 16)) ASSERT_TRUE(chain.insert(h).ok());
+  for (uint64_t h : RandomKeyHashes(300, 16)) ASSERT_TRUE(chain.add(h).ok());
   const std::string inputs[] = {
       BuildStatic(SequentialKeyHashes(100), 12),
       BuildStatic(SequentialKeyHashes(60), 7),
@@ -260,15 +260,15 @@ TEST(CuckooFilterTest, TruncatedOrFlippedBytesNeverCrashTheParser) {
     for (uint64_t h : probes) (void)view.may_contain(h);
     EXPECT_GE(view.load(), 0.0);
     EXPECT_LE(view.load(), 1.0);
-    EXPECT_GE(view.estimated_fpr(), 0.0);
-    EXPECT_LE(view.estimated_fpr(), 1.0);
+    EXPECT_GE(view.EstimatedFpr(), 0.0);
+    EXPECT_LE(view.EstimatedFpr(), 1.0);
     if (!mutate) return;
     CuckooFilter filter;
     ASSERT_TRUE(CuckooFilter::Deserialize(bytes, &filter).ok());
     for (uint64_t h : probes) {
-      const Status s = filter.insert(h);
+      const Status s = filter.add(h);
       if (s.ok()) {
-        EXPECT_TRUE(filter.contains(h));
+        EXPECT_TRUE(filter.may_contain(h));
       }
       (void)filter.erase(h);
     }

@@ -132,7 +132,7 @@ TEST(CuckooFilterTest, MeasuredFprMatchesEstimatedFpr) {
     const double measured =
         static_cast<double>(CountMayContain(view, AbsentKeyHashes(queries))) /
         queries;
-    const double expected = view.estimated_fpr();
+    const double expected = view.EstimatedFpr();
     std::printf("   f=%-2u n=%llu load=%.4f measured FPR %.6f estimated %.6f\n",
                 f, static_cast<unsigned long long>(n), view.load(), measured,
                 expected);
@@ -163,15 +163,15 @@ TEST(CuckooFilterTest, EveryFingerprintWidthBuildsRoundTripsAndFindsAllKeys) {
     for (size_t i = 0; i < absent.size(); ++i) {
       ASSERT_EQ(view.may_contain(absent[i]), batch[i] != 0) << context;
     }
-    EXPECT_GT(view.estimated_fpr(), 0.0);
-    EXPECT_LT(view.estimated_fpr(), 1.0);
+    EXPECT_GT(view.EstimatedFpr(), 0.0);
+    EXPECT_LT(view.EstimatedFpr(), 1.0);
 
     // The dynamic filter at the same width, grown past its first table. An
     // insert may be refused as a duplicate when the few fingerprints of a
     // narrow width already fill the item's buckets; it is then found anyway.
     CuckooFilter filter = CreateDynamic(f, 1000);
     for (uint64_t h : keys) {
-      const Status s = filter.insert(h);
+      const Status s = filter.add(h);
       ASSERT_TRUE(s.ok() || s.code() == StatusCode::kTooManyDuplicates)
           << context << ": " << s.ToString();
     }
@@ -181,7 +181,7 @@ TEST(CuckooFilterTest, EveryFingerprintWidthBuildsRoundTripsAndFindsAllKeys) {
     ASSERT_TRUE(CuckooFilter::Deserialize(serialized, &copy).ok()) << context;
     EXPECT_EQ(copy.Serialize(), serialized) << context;
     EXPECT_EQ(copy.size(), filter.size()) << context;
-    for (uint64_t h : keys) ASSERT_TRUE(copy.contains(h)) << context;
+    for (uint64_t h : keys) ASSERT_TRUE(copy.may_contain(h)) << context;
     ExpectAllFound(Parse(serialized), keys, context + " dynamic");
   }
 }
@@ -225,7 +225,7 @@ TEST(CuckooFilterTest, EmptyStaticFilterHasNoTablesAndAnswersNo) {
   EXPECT_EQ(view.num_tables(), 0u);
   EXPECT_EQ(view.num_items(), 0u);
   EXPECT_EQ(view.load(), 0.0);
-  EXPECT_EQ(view.estimated_fpr(), 0.0);
+  EXPECT_EQ(view.EstimatedFpr(), 0.0);
   const auto absent = AbsentKeyHashes(1000);
   EXPECT_EQ(CountMayContain(view, absent), 0u);
   const std::vector<char> batch = Batch(view, absent);
@@ -241,13 +241,14 @@ TEST(CuckooFilterTest, KeyFormsHashWithHashKey) {
   CuckooFilter filter = CreateDynamic(12, 10);
   for (const auto& k : keys) {
     EXPECT_TRUE(view.may_contain_key(k));
-    EXPECT_TRUE(filter.insert_key(k).ok());
-    EXPECT_TRUE(filter.contains_key(k));
-    EXPECT_TRUE(filter.contains(HashKey(k)));
+    EXPECT_TRUE(filter.add_key(k).ok());
+    EXPECT_TRUE(filter.may_contain_key(k));
+    EXPECT_TRUE(filter.may_contain(HashKey(k)));
   }
   EXPECT_EQ(view.may_contain_key("delta"), view.may_contain(HashKey("delta")));
   EXPECT_TRUE(filter.erase_key("beta").ok());
-  EXPECT_EQ(filter.contains_key("beta"), filter.contains(HashKey("beta")));
+  EXPECT_EQ(filter.may_contain_key("beta"),
+            filter.may_contain(HashKey("beta")));
 }
 
 TEST(CuckooFilterTest, BadFingerprintWidthIsInvalidArgument) {

@@ -240,9 +240,9 @@ inline double ModelFpr(const std::string& policy_value) {
     BlockedBloomView bloom;
     CuckooView cuckoo;
     if (BlockedBloomView::Parse(bytes, &bloom).ok()) {
-      fpr = std::max(fpr, bloom.estimated_fpr());
+      fpr = std::max(fpr, bloom.EstimatedFpr());
     } else if (CuckooView::Parse(bytes, &cuckoo).ok()) {
-      fpr = std::max(fpr, cuckoo.estimated_fpr());
+      fpr = std::max(fpr, cuckoo.EstimatedFpr());
     } else {
       ADD_FAILURE() << "unparsable filter from " << policy_value;
     }

@@ -284,11 +284,11 @@ TEST_P(FilterBitsTest, SpaceAndFpRateEstimatesDescribeWhatFinishWrites) {
     if (cuckoo) {
       CuckooView view;
       ASSERT_TRUE(CuckooView::Parse(bytes.ToStringView(), &view).ok());
-      built_fpr = view.estimated_fpr();
+      built_fpr = view.EstimatedFpr();
     } else {
       BlockedBloomView view;
       ASSERT_TRUE(BlockedBloomView::Parse(bytes.ToStringView(), &view).ok());
-      built_fpr = view.estimated_fpr();
+      built_fpr = view.EstimatedFpr();
     }
     const double estimate = builder->EstimatedFpRate(count, bytes.size());
     EXPECT_NEAR(estimate, built_fpr, 1e-9 + built_fpr * 1e-6);

@@ -1,4 +1,4 @@
-// CuckooFilter: the dynamic filter (insert, erase, growth by chaining
+// CuckooFilter: the dynamic filter (add, erase, growth by chaining
 // tables), serialized in the same format CuckooView reads.
 #include "sstfilter/cuckoo_filter.h"
 
@@ -152,7 +152,7 @@ Status CuckooFilter::Deserialize(std::string_view bytes, CuckooFilter* out) {
   return Status::Ok();
 }
 
-Status CuckooFilter::insert(uint64_t hash) {
+Status CuckooFilter::add(uint64_t hash) {
   Impl& d = *impl_;
   if (d.CountCopies(hash) >= CuckooLimits::kMaxDuplicates) {
     return Status::TooManyDuplicates(
@@ -174,9 +174,7 @@ Status CuckooFilter::insert(uint64_t hash) {
   return Status::Ok();
 }
 
-Status CuckooFilter::insert_key(std::string_view key) {
-  return insert(HashKey(key));
-}
+Status CuckooFilter::add_key(std::string_view key) { return add(HashKey(key)); }
 
 Status CuckooFilter::erase(uint64_t hash) {
   Impl& d = *impl_;
@@ -205,7 +203,7 @@ Status CuckooFilter::erase_key(std::string_view key) {
   return erase(HashKey(key));
 }
 
-bool CuckooFilter::contains(uint64_t hash) const {
+bool CuckooFilter::may_contain(uint64_t hash) const {
   for (const Impl::Table& t : impl_->tables) {
     if (TableMayContain(impl_->Slots(t), t.seed, t.level, t.stash, hash)) {
       return true;
@@ -214,8 +212,8 @@ bool CuckooFilter::contains(uint64_t hash) const {
   return false;
 }
 
-bool CuckooFilter::contains_key(std::string_view key) const {
-  return contains(HashKey(key));
+bool CuckooFilter::may_contain_key(std::string_view key) const {
+  return may_contain(HashKey(key));
 }
 
 uint64_t CuckooFilter::size() const { return impl_->size; }

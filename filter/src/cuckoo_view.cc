@@ -207,7 +207,7 @@ double CuckooView::load() const {
 
 size_t CuckooView::size_bytes() const { return size_bytes_; }
 
-double CuckooView::estimated_fpr() const {
+double CuckooView::EstimatedFpr() const {
   if (tables_.empty()) return 0.0;
   // Tables fail independently: 1 - FPR is the product of their passes.
   double log_pass = 0.0;

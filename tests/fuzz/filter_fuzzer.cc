@@ -21,7 +21,7 @@ void Exercise(const View& view, const uint64_t* probes) {
     // The batched and single answers of one view must agree.
     if (view.may_contain(probes[i]) != batched[i]) __builtin_trap();
   }
-  const double fpr = view.estimated_fpr();
+  const double fpr = view.EstimatedFpr();
   if (!(fpr >= 0.0 && fpr <= 1.0)) __builtin_trap();
 }
 

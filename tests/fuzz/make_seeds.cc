@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   sstfilter::CuckooFilter grown;
   if (sstfilter::CuckooFilter::Create(8, 16, &grown).ok()) {
     for (uint64_t h : sstfilter::test_support::SequentialKeyHashes(300)) {
-      (void)grown.insert(h);
+      (void)grown.add(h);
     }
     write("cuckoo_chain", grown.Serialize());
   }

@@ -70,7 +70,7 @@ void Measure(const View& view, const std::vector<uint64_t>& present,
     for (bool r : results) batched_hits += r;
   }
   row->batched_ns = NsPerItem(start, absent.size() / kBatch * kBatch);
-  row->estimated_fpr = view.estimated_fpr();
+  row->estimated_fpr = view.EstimatedFpr();
   // Keeps the batched loop from being elided (as benchmark::DoNotOptimize).
   asm volatile("" : : "r"(batched_hits) : "memory");
 }

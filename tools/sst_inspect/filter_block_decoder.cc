@@ -111,7 +111,7 @@ Status DescribeSstfilter(std::string_view bytes, FilterBlockInfo* info) {
       info->keys = view.num_items();
       info->occupancy_name = "load";
       info->occupancy = view.load();
-      info->fpr = view.estimated_fpr();
+      info->fpr = view.EstimatedFpr();
       return Status::Ok();
     }
   }

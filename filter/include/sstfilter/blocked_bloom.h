@@ -111,7 +111,7 @@ class BlockedBloomView {
   const BlockedBloomParams& params() const { return params_; }
   uint64_t num_keys() const { return num_keys_; }
   size_t size_bytes() const { return params_.SerializedSize(); }
-  double estimated_fpr() const { return params_.EstimatedFpr(num_keys_); }
+  double EstimatedFpr() const { return params_.EstimatedFpr(num_keys_); }
   // Fraction of bits set, in [0, 1].
   double fill_ratio() const;
 
@@ -159,7 +159,7 @@ class BlockedBloom {
                          bool* results) const {
     view_.may_contain_batch(hashes, count, results);
   }
-  double estimated_fpr() const { return view_.estimated_fpr(); }
+  double EstimatedFpr() const { return view_.EstimatedFpr(); }
   const BlockedBloomView& view() const { return view_; }
 
   // The serialized filter.

@@ -83,7 +83,7 @@ size_t StaticCuckooBytes(uint64_t num_keys, uint32_t fingerprint_bits);
 uint64_t StaticCuckooCapacity(size_t bytes, uint32_t fingerprint_bits);
 
 // Expected FPR of a static filter of `bytes` bytes that holds `num_keys`
-// distinct keys (the model CuckooView::estimated_fpr applies to a built
+// distinct keys (the model CuckooView::EstimatedFpr applies to a built
 // one): a query compares its fingerprint with the 8 * load items of its two
 // buckets. 1 when the keys cannot fit; 0 for no keys or fingerprint_bits
 // outside 4..32.
@@ -144,7 +144,7 @@ class CuckooView {
   double load() const;         // occupied slots / all slots
   // Expected FPR of the filter as it is: per table, a query compares
   // against the items in two buckets, each matching with p = 1/(2^f - 1).
-  double estimated_fpr() const;
+  double EstimatedFpr() const;
 
  private:
   friend class CuckooFilter;  // Deserialize copies the parsed tables
@@ -154,7 +154,7 @@ class CuckooView {
   size_t size_bytes_ = 0;
 };
 
-// A dynamic cuckoo filter: insert, erase, contains.
+// A dynamic cuckoo filter: add, erase, may_contain.
 //
 // Insertion kicks items between their two buckets up to a bounded number of
 // times; if the last evicted item finds no place it goes to the table's
@@ -182,14 +182,14 @@ class CuckooFilter {
   // its fingerprint over all tables (the filter is unchanged: the item
   // already answers "maybe"); CapacityExceeded if the next table would pass
   // the format's 2^32-1 buckets.
-  Status insert(uint64_t hash);
-  Status insert_key(std::string_view key);
+  Status add(uint64_t hash);
+  Status add_key(std::string_view key);
   // Removes one copy. NotFound if absent. Erase only what was inserted:
   // erasing a never-inserted item may remove a colliding one.
   Status erase(uint64_t hash);
   Status erase_key(std::string_view key);
-  bool contains(uint64_t hash) const;
-  bool contains_key(std::string_view key) const;
+  bool may_contain(uint64_t hash) const;
+  bool may_contain_key(std::string_view key) const;
 
   uint64_t size() const;  // items held, counting duplicates
   uint32_t num_tables() const;
