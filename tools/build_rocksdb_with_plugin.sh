@@ -63,13 +63,16 @@ fi
 bash "$root/tools/setup.sh"
 jobs="$(nproc)"
 mkdir -p "$dir"
+# The stamp goes first, and comes back only if this run finishes: a run that
+# fails halfway (the core installed, RocksDB not rebuilt) leaves none.
+rm -f "$dir/plugin.sha256"
 
 step "1. RocksDB $version source in $dir/src"
 source_before="$(cat "$dir/src.sha256" 2>/dev/null || true)"
-bash "$root/tools/rocksdb_source.sh" "$version" "$dir/src" "$tarball"
+bash "$root/tools/rocksdb_source.sh" "$version" "$dir/src" "$tarball" >/dev/null
 if [ "$(cat "$dir/src.sha256")" != "$source_before" ]; then
   # Another source (or a first one): nothing built before counts.
-  rm -rf "$dir/build" "$dir/install" "$dir/plugin.sha256"
+  rm -rf "$dir/build" "$dir/install"
 fi
 # What a user does: link (or copy) the plugin folder into the tree.
 ln -sfn "$root/rocksdb_plugin" "$dir/src/plugin/sstfilter"

@@ -7,9 +7,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 version="$1"
-cache="${SSTFILTER_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/sstfilter}"
-src="$cache/src/rocksdb-$version"
-bash "$root/tools/rocksdb_source.sh" "$version" "$src"
+src="$(bash "$root/tools/rocksdb_source.sh" "$version")"
 standard="$(sed -nE 's/^ *set\(CMAKE_CXX_STANDARD ([0-9]+)\).*/\1/p;T;q' "$src/CMakeLists.txt")"
 sources=$(sed -n 's/^sstfilter_SOURCES = //p' "$root/rocksdb_plugin/sstfilter.mk")
 for source in $sources; do

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# tools/rocksdb_source.sh VERSION DEST [TARBALL]
-# Makes DEST the unpacked release source of RocksDB VERSION, once: a later
-# call with the same archive does nothing. The archive is TARBALL, or
+# tools/rocksdb_source.sh VERSION [DEST [TARBALL]]
+# Makes DEST (default: the cache's src/rocksdb-VERSION) the unpacked release
+# source of RocksDB VERSION, once, and prints DEST: a later call with the
+# same archive does nothing. The archive is TARBALL, or
 # $SSTFILTER_ROCKSDB_TARBALL, or ../shared/deps/rocksdb-VERSION.tar.gz beside
 # the clone (checked against its SHA256SUMS), or else GitHub's archive of tag
 # vVERSION, downloaded once into $SSTFILTER_CACHE_DIR/downloads.
@@ -10,9 +11,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 version="$1"
-dest="$2"
-tarball="${3:-${SSTFILTER_ROCKSDB_TARBALL:-}}"
 cache="${SSTFILTER_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/sstfilter}"
+dest="${2:-$cache/src/rocksdb-$version}"
+tarball="${3:-${SSTFILTER_ROCKSDB_TARBALL:-}}"
 fail() {
   echo "rocksdb_source: $*" >&2
   exit 1
@@ -54,3 +55,4 @@ fi
 found="$(sed -nE 's/^#define ROCKSDB_(MAJOR|MINOR|PATCH) ([0-9]+).*/\2/p' \
   "$dest/include/rocksdb/version.h" | paste -sd.)"
 [ "$found" = "$version" ] || fail "$tarball holds RocksDB $found, not $version"
+echo "$dest"
