@@ -59,22 +59,13 @@ double BuildFilter(const Subject& subject,
 
 std::string Describe(const rdb::Slice& contents) {
   const std::string_view bytes(contents.data(), contents.size());
-  FilterKind kind;
-  uint8_t version;
-  if (PeekFormat(bytes, &kind, &version).ok()) {
-    if (kind == FilterKind::kBlockedBloom) {
-      BlockedBloomView view;
-      if (BlockedBloomView::Parse(bytes, &view).ok()) {
-        return "BlockedBloom k=" + std::to_string(view.params().num_probes) +
-               "/" + std::to_string(view.params().lines_per_key) + " lines";
-      }
-    } else if (kind == FilterKind::kCuckoo) {
-      CuckooView view;
-      if (CuckooView::Parse(bytes, &view).ok()) {
-        return "Cuckoo f=" + std::to_string(view.fingerprint_bits());
-      }
+  FilterView view;
+  if (FilterView::Parse(bytes, &view).ok()) {
+    if (const BlockedBloomView* bloom = view.blocked_bloom()) {
+      return "BlockedBloom k=" + std::to_string(bloom->params().num_probes) +
+             "/" + std::to_string(bloom->params().lines_per_key) + " lines";
     }
-    return "sstfilter?";
+    return "Cuckoo f=" + std::to_string(view.cuckoo()->fingerprint_bits());
   }
   // RocksDB's metadata: the 5 bytes after the filter
   // (BuiltinFilterPolicy::GetBuiltinFilterBitsReader).

@@ -19,9 +19,7 @@
 #include "alloc_meter.h"
 #include "bench_keys.h"
 #include "rocksdb/filter_policy.h"
-#include "sstfilter/blocked_bloom.h"
-#include "sstfilter/cuckoo_filter.h"
-#include "sstfilter/format.h"
+#include "sstfilter/filter_view.h"
 #include "table/block_based/filter_policy_internal.h"
 
 namespace sstfilter::bench {
@@ -165,30 +163,22 @@ class HashProbe {
   void Init(const Filter& filter) {
     const std::string_view bytes(filter.contents.data(),
                                  filter.contents.size());
-    uint8_t version;
-    ours_ = PeekFormat(bytes, &kind_, &version).ok();
+    ours_ = FilterView::Parse(bytes, &view_).ok();
     if (!ours_) {
       reader_ =
           dynamic_cast<rdb::BuiltinFilterBitsReader*>(filter.reader.get());
-    } else if (kind_ == FilterKind::kBlockedBloom) {
-      ours_ = BlockedBloomView::Parse(bytes, &bloom_).ok();
-    } else {
-      ours_ = CuckooView::Parse(bytes, &cuckoo_).ok();
     }
   }
   bool operator()(uint64_t hash) const {
     if (!ours_) return reader_ == nullptr || reader_->HashMayMatch(hash);
-    return kind_ == FilterKind::kBlockedBloom ? bloom_.may_contain(hash)
-                                              : cuckoo_.may_contain(hash);
+    return view_.may_contain(hash);
   }
   bool ours() const { return ours_; }
 
  private:
   bool ours_ = false;
-  FilterKind kind_ = FilterKind::kBlockedBloom;
   rdb::BuiltinFilterBitsReader* reader_ = nullptr;
-  BlockedBloomView bloom_;
-  CuckooView cuckoo_;
+  FilterView view_;
 };
 
 uint64_t HashOf(bool ours, const rdb::Slice& key);

@@ -126,9 +126,10 @@ TEST(BlockedBloomTest, DuplicateKeysAreHarmless) {
   const BlockedBloom once = Build(params, distinct);
   const BlockedBloom repeated = Build(params, with_duplicates);
   EXPECT_EQ(CountMayContain(repeated.view(), distinct), distinct.size());
-  // Same bits set, so the same filter apart from the key counter.
-  EXPECT_EQ(once.bytes().substr(BlockedBloomParams::kHeaderBytes),
-            repeated.bytes().substr(BlockedBloomParams::kHeaderBytes));
+  // Same bits set, so the same lines; only the metadata's key count differs.
+  const size_t lines_bytes = params.num_lines * BlockedBloomParams::kLineBytes;
+  EXPECT_EQ(once.bytes().substr(0, lines_bytes),
+            repeated.bytes().substr(0, lines_bytes));
   EXPECT_EQ(repeated.view().num_keys(), with_duplicates.size());
 }
 
@@ -136,7 +137,7 @@ TEST(BlockedBloomTest, EmptyFilterHoldsNothingAndAnswersNo) {
   const auto params = BlockedBloomParams::ForBitsPerKey(0, 10);
   EXPECT_EQ(params.num_lines, 0u);
   const std::string bytes = WriteFilter(params, {});
-  EXPECT_EQ(bytes.size(), BlockedBloomParams::kHeaderBytes);
+  EXPECT_EQ(bytes.size(), BlockedBloomParams::kMetadataBytes);
   BlockedBloomView view;
   ASSERT_TRUE(BlockedBloomView::Parse(bytes, &view).ok());
   EXPECT_EQ(CountMayContain(view, AbsentKeyHashes(1000)), 0u);
@@ -276,15 +277,41 @@ BlockedBloomParams Shape(uint64_t num_lines, uint32_t num_probes,
   return p;
 }
 
+// The v2 metadata of a filter, spelled out from blocked_bloom.h: the
+// checksum (low 32 bits of XXH3-64 of the rest), the fields and the tag.
+std::string MetadataHex(uint32_t probes, uint32_t lines_per_key,
+                        uint64_t num_lines, uint64_t num_keys) {
+  std::string rest(24, '\0');
+  rest[0] = static_cast<char>(probes);
+  rest[1] = static_cast<char>(lines_per_key);
+  for (int i = 0; i < 8; ++i) {
+    rest[4 + i] = static_cast<char>(num_lines >> (8 * i));
+    rest[12 + i] = static_cast<char>(num_keys >> (8 * i));
+  }
+  rest.replace(20, 4, "SF\x01\x02");
+  const uint32_t checksum =
+      static_cast<uint32_t>(XXH3_64bits(rest.data(), rest.size()));
+  std::string checksum_bytes(4, '\0');
+  for (int i = 0; i < 4; ++i) {
+    checksum_bytes[i] = static_cast<char>(checksum >> (8 * i));
+  }
+  return Hex(checksum_bytes + rest);
+}
+
 TEST(BlockedBloomTest, GoldenVectorsPinTheFormat) {
   EXPECT_EQ(HashKey("sstfilter"), 0xd2c3c84ec9ccc79aULL);
-  // 3 keys, one line, 7 probes over 2 lines (4 + 3), spelled out in full.
-  EXPECT_EQ(Hex(WriteFilter(Shape(1, 7, 2), SequentialKeyHashes(3))),
-            "5346010107020000"  // "SF", kind 1, v1, 7 probes, 2 lines/key
-            "0100000000000000"  // num_lines = 1
-            "0300000000000000"  // num_keys = 3
+  // 3 keys, one line, 7 probes over 2 lines (4 + 3), spelled out in full:
+  // the line (the same bits as in format v1), then the metadata.
+  const std::string three = WriteFilter(Shape(1, 7, 2), SequentialKeyHashes(3));
+  EXPECT_EQ(Hex(three),
             "0000000000000802000000000200200100820000000000001100004000020000"
-            "0008001004001000000000000000000000400000000003000000000000044100");
+            "0008001004001000000000000000000000400000000003000000000000044100" +
+                MetadataHex(7, 2, 1, 3));
+  EXPECT_EQ(Hex(three.substr(64)), Hex(three.substr(64, 4)) +  // checksum
+                                       "07020000"  // 7 probes, 2 lines per key
+                                       "0100000000000000"  // num_lines = 1
+                                       "0300000000000000"  // num_keys = 3
+                                       "53460102");  // "SF", kind 1, version 2
   // Larger shapes, pinned by size and XXH3-64 of the bytes. The shapes are
   // explicit so that retuning ForBitsPerKey never touches these.
   const struct {
@@ -293,14 +320,14 @@ TEST(BlockedBloomTest, GoldenVectorsPinTheFormat) {
     size_t size;
     uint64_t xxh3;
   } cases[] = {
-      {0, 0, 7, 2, 24, 0x2c0d0209fda916f0ULL},
-      {1, 1, 7, 2, 88, 0x00d3a41f2f5260b6ULL},
-      {1000, 20, 7, 2, 1304, 0x8f691ce638aed38dULL},
-      {1000, 32, 11, 2, 2072, 0xfb5a40415572bfe2ULL},
-      {1000, 20, 7, 1, 1304, 0xa0343ea44953ac27ULL},
-      {1000, 20, 16, 1, 1304, 0x9ecf3952ab9b58baULL},
-      {12345, 145, 4, 2, 9304, 0x9469752753c32336ULL},
-      {100000, 1934, 16, 2, 123800, 0x50417a2ee4a40524ULL},
+      {0, 0, 7, 2, 28, 0x9fa519471036e2b3ULL},
+      {1, 1, 7, 2, 92, 0x63bf194146ad3b2aULL},
+      {1000, 20, 7, 2, 1308, 0xce6a1325a40a8058ULL},
+      {1000, 32, 11, 2, 2076, 0x30553c4b34f3c0b2ULL},
+      {1000, 20, 7, 1, 1308, 0x281054f2977545b6ULL},
+      {1000, 20, 16, 1, 1308, 0x86038de522cb670bULL},
+      {12345, 145, 4, 2, 9308, 0x69577975a5493afdULL},
+      {100000, 1934, 16, 2, 123804, 0xb70a3a35db64f1dcULL},
   };
   for (const auto& c : cases) {
     const std::string bytes =
@@ -320,58 +347,64 @@ std::string ValidFilterBytes() {
 constexpr auto ExpectParseError =
     test_support::ExpectParseError<BlockedBloomView>;
 
+constexpr size_t kMeta = BlockedBloomParams::kMetadataBytes;
+
 TEST(BlockedBloomTest, MalformedBytesGiveClearErrors) {
   const std::string valid = ValidFilterBytes();
+  const size_t meta = valid.size() - kMeta;  // where the metadata starts
   ExpectParseError("", StatusCode::kCorruption, "shorter than its 4-byte");
   ExpectParseError("SF\x01", StatusCode::kCorruption,
                    "shorter than its 4-byte");
-  ExpectParseError("XF" + valid.substr(2), StatusCode::kCorruption, "magic");
+  // Changes behind the checksum: each is resealed so that the field's own
+  // check answers.
+  auto with = [&](size_t at, char value) {
+    std::string b = valid;
+    b[at] = value;
+    test_support::ResealMetadata(&b, kMeta);
+    return b;
+  };
+  ExpectParseError(with(valid.size() - 4, 'X'), StatusCode::kCorruption,
+                   "magic");
+  ExpectParseError(with(valid.size() - 2, 2), StatusCode::kInvalidArgument,
+                   "not a BlockedBloom");
+  ExpectParseError(with(valid.size() - 1, 3), StatusCode::kNotSupported,
+                   "version 3 is unknown");
+  ExpectParseError(valid.substr(valid.size() - 20), StatusCode::kCorruption,
+                   "metadata truncated");
   {
     std::string b = valid;
-    b[2] = static_cast<char>(FilterKind::kCuckoo);
-    ExpectParseError(b, StatusCode::kInvalidArgument, "not a BlockedBloom");
+    b[meta + 4] = 6;  // not resealed
+    ExpectParseError(b, StatusCode::kCorruption, "checksum mismatch");
   }
-  {
-    std::string b = valid;
-    b[3] = 2;
-    ExpectParseError(b, StatusCode::kNotSupported, "version 2 is unknown");
-  }
-  ExpectParseError(valid.substr(0, 20), StatusCode::kCorruption,
-                   "header truncated");
   for (int probes : {0, 17, 255}) {
-    std::string b = valid;
-    b[4] = static_cast<char>(probes);
-    ExpectParseError(b, StatusCode::kCorruption, "num_probes");
+    ExpectParseError(with(meta + 4, static_cast<char>(probes)),
+                     StatusCode::kCorruption, "num_probes");
   }
-  {
-    std::string b = valid;
-    b[4] = 1;  // fewer probes than lines (2)
-    ExpectParseError(b, StatusCode::kCorruption, "num_probes");
-  }
+  // Fewer probes than lines (2).
+  ExpectParseError(with(meta + 4, 1), StatusCode::kCorruption, "num_probes");
   for (int lines : {0, 3}) {
-    std::string b = valid;
-    b[5] = static_cast<char>(lines);
-    ExpectParseError(b, StatusCode::kCorruption, "lines_per_key");
+    ExpectParseError(with(meta + 5, static_cast<char>(lines)),
+                     StatusCode::kCorruption, "lines_per_key");
   }
-  {
-    std::string b = valid;
-    b[7] = 1;
-    ExpectParseError(b, StatusCode::kCorruption, "reserved");
-  }
-  ExpectParseError(valid + "x", StatusCode::kCorruption, "size mismatch");
-  ExpectParseError(valid.substr(0, valid.size() - 1), StatusCode::kCorruption,
+  ExpectParseError(with(meta + 7, 1), StatusCode::kCorruption, "reserved");
+  ExpectParseError(std::string(64, '\0') + valid, StatusCode::kCorruption,
                    "size mismatch");
+  ExpectParseError(valid.substr(1), StatusCode::kCorruption, "size mismatch");
   {
     // A line count whose byte size overflows must not wrap around.
     std::string b = valid;
-    for (int i = 8; i < 16; ++i) b[i] = '\xff';
+    for (size_t i = meta + 8; i < meta + 16; ++i) b[i] = '\xff';
+    test_support::ResealMetadata(&b, kMeta);
     ExpectParseError(b, StatusCode::kCorruption, "num_lines");
   }
-  {
-    std::string b = valid;
-    b[8] = static_cast<char>(b[8] + 1);  // one line more than is stored
-    ExpectParseError(b, StatusCode::kCorruption, "size mismatch");
-  }
+  // One line more than is stored.
+  ExpectParseError(with(meta + 8, static_cast<char>(valid[meta + 8] + 1)),
+                   StatusCode::kCorruption, "size mismatch");
+}
+
+TEST(BlockedBloomTest, DamagedMetadataNeverParsesAsAnotherFilter) {
+  test_support::ExpectEveryMetadataByteChecked<BlockedBloomView>(
+      ValidFilterBytes(), kMeta);
 }
 
 TEST(BlockedBloomTest, TruncatedOrFlippedBytesNeverCrashTheParser) {

@@ -19,8 +19,9 @@ TEST(CuckooFilterTest, StoredBytesFollowTheDocumentedDerivationAndLayout) {
     ASSERT_EQ(tables.size(), 1u);
     const TableInfo& t = tables[0];
     EXPECT_EQ(t.stash_count, 0u);
-    EXPECT_EQ(t.offset + t.size, bytes.size());
-    const size_t slots = t.offset + 12;
+    EXPECT_EQ(t.slots_offset, 0u);
+    EXPECT_EQ(t.slots_size + kStaticMetadataBytes, bytes.size());
+    const size_t slots = t.slots_offset;
     uint64_t occupied = 0;
     for (uint64_t i = 0; i < uint64_t{t.num_buckets} * 4; ++i) {
       occupied += SlotAt(bytes, slots, f, i) != 0;
@@ -55,12 +56,13 @@ TEST(CuckooFilterTest, HandWrittenChainWithStashAnswersAsSpecified) {
   SetSlot(&slots1, f, s1.alternate * 4 + 3, s1.fingerprint);
   SetSlot(&slots2, f, s2.alternate * 4 + 1, s2.fingerprint);
   auto chain = [&](uint32_t stash_fingerprint) {
-    return HeaderBytes(f, 3) +
-           TableBytes(
-               f, 5, seed,
-               {{static_cast<uint32_t>(s0.alternate), stash_fingerprint}}) +
-           TableBytes(f, 10, seed, {}, slots1) +
-           TableBytes(f, 20, seed, {}, slots2);
+    return SpecFilter(
+        f, {{5,
+             seed,
+             {{static_cast<uint32_t>(s0.alternate), stash_fingerprint}},
+             ""},
+            {10, seed, {}, slots1},
+            {20, seed, {}, slots2}});
   };
   const std::string bytes = chain(s0.fingerprint);
   const CuckooView view = Parse(bytes);
@@ -98,7 +100,7 @@ TEST(CuckooFilterTest, ChainedTablesFollowTheDoublingRuleAndDerivation) {
           SpecLocate(h, tables[t].seed, tables[0].num_buckets, t, 8);
       for (uint64_t bucket : {loc.bucket, loc.alternate}) {
         for (uint32_t j = 0; j < 4; ++j) {
-          in_some_table |= SlotAt(bytes, tables[t].offset + 12, 8,
+          in_some_table |= SlotAt(bytes, tables[t].slots_offset, 8,
                                   bucket * 4 + j) == loc.fingerprint;
         }
       }
@@ -125,17 +127,22 @@ TEST(CuckooFilterTest, GoldenVectorsPinTheFormat) {
   const uint64_t h = HashKey("key0");
   const SpecLocation loc = SpecLocate(h, 0, 1, 0, 8);
   EXPECT_EQ(BuildStatic({h}, 8),
-            HeaderBytes(8, 1) +
-                TableBytes(8, 1, 0, {},
-                           std::string(1, static_cast<char>(loc.fingerprint)) +
-                               std::string(3, '\0')));
+            SpecFilter(8, {{1,
+                            0,
+                            {},
+                            std::string(1, static_cast<char>(loc.fingerprint)) +
+                                std::string(3, '\0')}}));
   // Three keys at f = 12, in full.
-  EXPECT_EQ(Hex(BuildStatic(SequentialKeyHashes(3), 12)),
-            "534602010c040100"  // "SF", kind 2, v1, f=12, 4 slots, 1 table
-            "01000000"          // num_buckets = 1
-            "00000000"          // seed = 0
-            "00000000"          // stash_count = 0
-            "5dcd07210000");    // slots 0xd5d, 0x7cd, 0x021, empty
+  const std::string three = BuildStatic(SequentialKeyHashes(3), 12);
+  EXPECT_EQ(Hex(three),
+            "5dcd07210000"                   // slots 0xd5d, 0x7cd, 0x021, empty
+                + Hex(three.substr(6, 4)) +  // the metadata's checksum
+                "01000000"                   // num_buckets = 1
+                "00000000"                   // seed = 0
+                "00000000"                   // stash_count = 0
+                "0c040100"                   // f = 12, 4 slots, 1 table
+                "53460202");                 // "SF", kind 2, version 2
+  EXPECT_EQ(three, SpecFilter(12, {{1, 0, {}, three.substr(0, 6)}}));
   // Larger inputs, pinned by size and XXH3-64 of the bytes.
   const struct {
     uint64_t keys;
@@ -143,13 +150,13 @@ TEST(CuckooFilterTest, GoldenVectorsPinTheFormat) {
     size_t size;
     uint64_t xxh3;
   } cases[] = {
-      {1000, 8, 1064, 0xbe039ba8453b68a7ULL},
-      {1000, 12, 1586, 0x9cc455d9ecc10396ULL},
-      {1000, 16, 2108, 0xb1def729e6223723ULL},
-      {12345, 12, 19310, 0xfa174da244885781ULL},
-      {100000, 12, 156272, 0x593197734d94e05bULL},
-      {1000, 5, 673, 0x5c88254f0dfa3902ULL},
-      {1000, 32, 4196, 0x967f15dab57328b9ULL},
+      {1000, 8, 1068, 0x87c7a20c15bc2e4bULL},
+      {1000, 12, 1590, 0xb4548a3b187ebfc6ULL},
+      {1000, 16, 2112, 0xbaab30b73021a7f2ULL},
+      {12345, 12, 19314, 0xac2924e734a81810ULL},
+      {100000, 12, 156276, 0xbd79be87b8f111baULL},
+      {1000, 5, 677, 0xc044cd3be74620e1ULL},
+      {1000, 32, 4200, 0x135c835e5592b84bULL},
   };
   for (const auto& c : cases) {
     const std::string bytes = BuildStatic(SequentialKeyHashes(c.keys), c.f);
@@ -165,63 +172,71 @@ constexpr auto ExpectParseError = test_support::ExpectParseError<CuckooView>;
 
 TEST(CuckooFilterTest, MalformedBytesGiveClearErrors) {
   const std::string valid = BuildStatic(SequentialKeyHashes(100), 12);
-  ASSERT_EQ(valid.size(), kStaticHeaderBytes + 27 * 6);
+  ASSERT_EQ(valid.size(), 27 * 6 + kStaticMetadataBytes);
+  const size_t meta = valid.size() - kStaticMetadataBytes;
+  const size_t fields = valid.size() - 8;
   ExpectParseError("", StatusCode::kCorruption, "shorter than its 4-byte");
   ExpectParseError("SF\x02", StatusCode::kCorruption,
                    "shorter than its 4-byte");
-  ExpectParseError(valid.substr(0, 7), StatusCode::kCorruption,
-                   "header truncated: 7 of 8");
-  ExpectParseError("XF" + valid.substr(2), StatusCode::kCorruption, "magic");
+  ExpectParseError(valid.substr(valid.size() - 11), StatusCode::kCorruption,
+                   "metadata truncated: 11 of 12");
+  // Changes behind the checksum, resealed so that each field's own check
+  // answers.
+  auto resealed = [](std::string b) {
+    const size_t metadata = 12 + 12 * static_cast<uint8_t>(b[b.size() - 6]);
+    if (metadata <= b.size()) test_support::ResealMetadata(&b, metadata);
+    return b;
+  };
   auto with_byte = [&](size_t at, int value) {
     std::string b = valid;
     b[at] = static_cast<char>(value);
-    return b;
+    return resealed(b);
   };
-  ExpectParseError(with_byte(2, 1), StatusCode::kInvalidArgument,
+  ExpectParseError(with_byte(valid.size() - 4, 'X'), StatusCode::kCorruption,
+                   "magic");
+  ExpectParseError(with_byte(valid.size() - 2, 1), StatusCode::kInvalidArgument,
                    "not a Cuckoo filter (kind BlockedBloom)");
-  ExpectParseError(with_byte(3, 2), StatusCode::kNotSupported,
-                   "version 2 is unknown");
+  ExpectParseError(with_byte(valid.size() - 1, 3), StatusCode::kNotSupported,
+                   "version 3 is unknown");
+  {
+    std::string b = valid;
+    b[fields] = 13;  // not resealed
+    ExpectParseError(b, StatusCode::kCorruption, "checksum mismatch");
+  }
   for (int f : {0, 3, 33, 255}) {
-    ExpectParseError(with_byte(4, f), StatusCode::kCorruption,
+    ExpectParseError(with_byte(fields, f), StatusCode::kCorruption,
                      "fingerprint_bits must be in 4..32");
   }
   for (int slots : {0, 2, 8}) {
-    ExpectParseError(with_byte(5, slots), StatusCode::kCorruption,
+    ExpectParseError(with_byte(fields + 1, slots), StatusCode::kCorruption,
                      "slots_per_bucket must be 4");
   }
-  ExpectParseError(with_byte(6, 65), StatusCode::kCorruption,
-                   "num_tables 65 exceeds 64");
-  ExpectParseError(with_byte(6, 2), StatusCode::kCorruption,
-                   "table 1: header truncated");
-  ExpectParseError(with_byte(7, 1), StatusCode::kCorruption, "reserved");
-  ExpectParseError(valid.substr(0, 8 + 11), StatusCode::kCorruption,
-                   "table 0: header truncated");
+  ExpectParseError(with_byte(fields + 2, 65), StatusCode::kCorruption,
+                   "65 tables need");
+  ExpectParseError(with_byte(fields + 3, 1), StatusCode::kCorruption,
+                   "reserved");
   auto with_u32 = [&](const std::string& base, size_t at, uint32_t value) {
     std::string b = base;
     detail::StoreLittleEndian<uint32_t>(b.data() + at, value);
-    return b;
+    return resealed(b);
   };
-  ExpectParseError(with_u32(valid, 8, 0), StatusCode::kCorruption,
+  ExpectParseError(with_u32(valid, meta + 4, 0), StatusCode::kCorruption,
                    "num_buckets is 0");
-  ExpectParseError(with_u32(valid, 8, 28), StatusCode::kCorruption,
-                   "slots truncated: 28 buckets need 168 bytes, 162 remain");
-  ExpectParseError(with_u32(valid, 8, 0xffffffff), StatusCode::kCorruption,
-                   "slots truncated");
-  ExpectParseError(valid.substr(0, valid.size() - 1), StatusCode::kCorruption,
-                   "slots truncated");
-  ExpectParseError(valid + "x", StatusCode::kCorruption,
-                   "1 trailing bytes after the last Cuckoo table");
-  ExpectParseError(with_u32(valid, 16, 1), StatusCode::kCorruption,
-                   "stash truncated: 1 entries need 8 bytes, 0 remain");
+  ExpectParseError(with_u32(valid, meta + 4, 28), StatusCode::kCorruption,
+                   "size mismatch: the tables' slots and stashes take 168 "
+                   "bytes, the filter holds 162");
+  ExpectParseError(with_u32(valid, meta + 4, 0xffffffff),
+                   StatusCode::kCorruption, "size mismatch");
+  ExpectParseError(valid.substr(1), StatusCode::kCorruption, "size mismatch");
+  ExpectParseError("x" + valid, StatusCode::kCorruption, "size mismatch");
+  ExpectParseError(with_u32(valid, meta + 12, 1), StatusCode::kCorruption,
+                   "size mismatch");
 
   // A table with a stash entry (bucket 2 of 3, fingerprint 5), f = 8.
-  const std::string stashed = HeaderBytes(8, 1) + TableBytes(8, 3, 0, {{2, 5}});
+  const std::string stashed = SpecFilter(8, {{3, 0, {{2, 5}}, ""}});
   ASSERT_EQ(Parse(stashed).num_items(), 1u);
-  const size_t entry = stashed.size() - 8;
-  ExpectParseError(stashed.substr(0, stashed.size() - 1),
-                   StatusCode::kCorruption, "stash truncated");
-  ExpectParseError(with_u32(stashed, 16, 0xffffffff), StatusCode::kCorruption,
-                   "stash truncated");
+  const size_t entry = stashed.size() - kStaticMetadataBytes - 8;
+  ExpectParseError(stashed.substr(1), StatusCode::kCorruption, "size mismatch");
   ExpectParseError(with_u32(stashed, entry, 3), StatusCode::kCorruption,
                    "stash bucket 3 is not below 3");
   ExpectParseError(with_u32(stashed, entry + 4, 0), StatusCode::kCorruption,
@@ -229,18 +244,28 @@ TEST(CuckooFilterTest, MalformedBytesGiveClearErrors) {
   ExpectParseError(with_u32(stashed, entry + 4, 256), StatusCode::kCorruption,
                    "stash fingerprint 256 is not a nonzero 8-bit value");
   // Chains: table t must have 2^t times table 0's buckets and its seed.
-  const std::string chain =
-      HeaderBytes(8, 2) + TableBytes(8, 3, 9, {}) + TableBytes(8, 6, 9, {});
+  const std::string chain = SpecFilter(8, {{3, 9, {}, ""}, {6, 9, {}, ""}});
   ASSERT_EQ(Parse(chain).num_tables(), 2u);
-  ExpectParseError(with_u32(chain, 8 + 12 + 12, 7), StatusCode::kCorruption,
+  const size_t second_record = chain.size() - 8 - 12;
+  ExpectParseError(with_u32(chain, second_record, 7), StatusCode::kCorruption,
                    "table 1: num_buckets 7 is not 2^1 times table 0's 3");
-  ExpectParseError(with_u32(chain, 8 + 12 + 12 + 4, 10),
+  ExpectParseError(with_u32(chain, second_record + 4, 10),
                    StatusCode::kCorruption,
                    "table 1: seed 10 differs from table 0's 9");
   // A failed parse leaves the view as it was.
   CuckooView view = Parse(valid);
   EXPECT_FALSE(CuckooView::Parse("SF", &view).ok());
   EXPECT_EQ(view.size_bytes(), valid.size());
+}
+
+TEST(CuckooFilterTest, DamagedMetadataNeverParsesAsAnotherFilter) {
+  test_support::ExpectEveryMetadataByteChecked<CuckooView>(
+      BuildStatic(SequentialKeyHashes(100), 12), kStaticMetadataBytes);
+  CuckooFilter chain = CreateDynamic(8, 20);
+  for (uint64_t h : SequentialKeyHashes(200)) ASSERT_TRUE(chain.add(h).ok());
+  ASSERT_GE(chain.num_tables(), 2u);
+  test_support::ExpectEveryMetadataByteChecked<CuckooView>(
+      chain.Serialize(), 12 + 12 * chain.num_tables());
 }
 
 TEST(CuckooFilterTest, TruncatedOrFlippedBytesNeverCrashTheParser) {

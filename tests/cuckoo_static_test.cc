@@ -70,9 +70,9 @@ TEST(CuckooFilterTest, StaticLoadIsAtLeast95PercentNearPowersOfTwo) {
   }
 }
 
-TEST(CuckooFilterTest, StaticBitsPerKeyAtTwelveBitFingerprintsIsAtMost12_7) {
-  // The header counts: 12.7 bits/key leaves 0.2 bits over the 12/0.96 =
-  // 12.5 of the slots for the 20-byte header at n = 1000.
+TEST(CuckooFilterTest, StaticBitsPerKeyAtTwelveBitFingerprintsIsAtMost12_75) {
+  // The metadata counts: 12.75 bits/key leaves 0.25 bits over the 12/0.96
+  // = 12.5 of the slots for the 24 bytes of metadata at n = 1000.
   std::printf("   n           f  bytes       bits/key  load\n");
   for (uint64_t n : {1000, 10'000, 100'000, 1'000'000, 10'000'000}) {
     const std::string bytes = n == 10'000'000
@@ -83,16 +83,16 @@ TEST(CuckooFilterTest, StaticBitsPerKeyAtTwelveBitFingerprintsIsAtMost12_7) {
     std::printf("   %-10llu  12 %-11zu %-9.4f %.4f\n",
                 static_cast<unsigned long long>(n), bytes.size(), bits_per_key,
                 load);
-    EXPECT_LE(bits_per_key, 12.7) << "n=" << n;
+    EXPECT_LE(bits_per_key, 12.75) << "n=" << n;
     EXPECT_GE(load, 0.95) << "n=" << n;
   }
-  // m = ceil(1000 / 3.84) = 261 buckets of 6 bytes, plus the header.
-  EXPECT_EQ(StaticCuckooBytes(1000, 12), 20u + 261 * 6);
+  // m = ceil(1000 / 3.84) = 261 buckets of 6 bytes, plus the metadata.
+  EXPECT_EQ(StaticCuckooBytes(1000, 12), 261u * 6 + kStaticMetadataBytes);
 }
 
 TEST(CuckooFilterTest, StaticSizeFunctionsAgreeWithEachOtherAndTheBuild) {
-  EXPECT_EQ(StaticCuckooBytes(0, 12), 8u);
-  EXPECT_EQ(StaticCuckooCapacity(7, 12), 0u);
+  EXPECT_EQ(StaticCuckooBytes(0, 12), 12u);  // the metadata of no tables
+  EXPECT_EQ(StaticCuckooCapacity(kStaticMetadataBytes - 1, 12), 0u);
   EXPECT_EQ(StaticCuckooCapacity(1000, 3), 0u);
   for (uint32_t f : {4u, 7u, 8u, 12u, 16u, 25u, 32u}) {
     for (uint64_t n : {1, 2, 3, 4, 5, 100, 1000, 4097, 123456, 1000000}) {
@@ -101,7 +101,7 @@ TEST(CuckooFilterTest, StaticSizeFunctionsAgreeWithEachOtherAndTheBuild) {
       EXPECT_LT(StaticCuckooCapacity(bytes - 1, f), n)
           << "n=" << n << " f=" << f;
     }
-    for (size_t bytes : {20, 21, 27, 100, 4096, 65536, 1 << 20}) {
+    for (size_t bytes : {24, 25, 31, 100, 4096, 65536, 1 << 20}) {
       const uint64_t capacity = StaticCuckooCapacity(bytes, f);
       EXPECT_LE(StaticCuckooBytes(capacity, f), bytes);
       EXPECT_GT(StaticCuckooBytes(capacity + 1, f), bytes)
@@ -220,7 +220,7 @@ TEST(CuckooFilterTest, EmptyStaticFilterHasNoTablesAndAnswersNo) {
   ASSERT_TRUE(
       BuildStaticCuckoo(static_cast<const uint64_t*>(nullptr), 0, 12, &bytes)
           .ok());
-  EXPECT_EQ(bytes, HeaderBytes(12, 0));
+  EXPECT_EQ(bytes, SpecFilter(12, {}));
   const CuckooView view = Parse(bytes);
   EXPECT_EQ(view.num_tables(), 0u);
   EXPECT_EQ(view.num_items(), 0u);

@@ -32,7 +32,8 @@ using test_support::RandomKeyHashes;
 using test_support::SequentialBigEndianKeyHashes;
 using test_support::SequentialKeyHashes;
 
-constexpr size_t kStaticHeaderBytes = 20;  // filter header + table header
+// A static filter's metadata: checksum, one table record, fields, tag.
+constexpr size_t kStaticMetadataBytes = 24;
 
 inline std::string BuildStatic(const std::vector<uint64_t>& hashes,
                                uint32_t fingerprint_bits) {
@@ -86,37 +87,37 @@ inline CuckooFilter CreateDynamic(uint32_t fingerprint_bits,
   return filter;
 }
 
-// The per-table fields of serialized bytes (assumed valid).
+// The per-table fields of serialized v2 bytes (assumed valid), read from
+// the metadata at the end as the header describes.
 struct TableInfo {
   uint32_t num_buckets, seed, stash_count;
-  size_t offset, size;  // of the whole table, header included
+  size_t slots_offset, slots_size, stash_offset;
 };
 
 inline std::vector<TableInfo> ReadTables(const std::string& bytes) {
-  std::vector<TableInfo> tables;
   const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  size_t pos = 8;
-  for (uint32_t t = 0; t < data[6]; ++t) {
+  const size_t n = bytes.size();
+  const uint32_t f = data[n - 8];
+  const uint32_t num_tables = data[n - 6];
+  const size_t records = n - 8 - 12 * size_t{num_tables};
+  std::vector<TableInfo> tables;
+  size_t pos = 0;
+  for (uint32_t t = 0; t < num_tables; ++t) {
+    const uint8_t* record = data + records + 12 * t;
     TableInfo info;
-    info.num_buckets = detail::LoadLittleEndian<uint32_t>(data + pos);
-    info.seed = detail::LoadLittleEndian<uint32_t>(data + pos + 4);
-    info.stash_count = detail::LoadLittleEndian<uint32_t>(data + pos + 8);
-    info.offset = pos;
-    info.size = 12 +
-                detail::PackedSlotsView::BytesFor(info.num_buckets, data[4]) +
-                size_t{8} * info.stash_count;
-    pos += info.size;
+    info.num_buckets = detail::LoadLittleEndian<uint32_t>(record);
+    info.seed = detail::LoadLittleEndian<uint32_t>(record + 4);
+    info.stash_count = detail::LoadLittleEndian<uint32_t>(record + 8);
+    info.slots_offset = pos;
+    info.slots_size = detail::PackedSlotsView::BytesFor(info.num_buckets, f);
+    pos += info.slots_size;
     tables.push_back(info);
   }
+  for (TableInfo& info : tables) {
+    info.stash_offset = pos;
+    pos += size_t{8} * info.stash_count;
+  }
   return tables;
-}
-
-// The occupied fraction of one table of a chain, as a filter of its own.
-inline double TableLoad(const std::string& bytes, const TableInfo& table) {
-  std::string single =
-      bytes.substr(0, 8) + bytes.substr(table.offset, table.size);
-  single[6] = 1;
-  return Parse(single).load();
 }
 
 // ---------------------------------------------------------------------------
@@ -164,23 +165,57 @@ inline std::string U32(uint32_t v) {
   return s;
 }
 
-inline std::string HeaderBytes(uint32_t f, uint32_t num_tables) {
-  return std::string("SF\x02\x01", 4) + static_cast<char>(f) + '\x04' +
-         static_cast<char>(num_tables) + '\0';
+// One table of a filter written by hand: zero slots unless `slots` is
+// given.
+struct SpecTable {
+  uint32_t num_buckets;
+  uint32_t seed;
+  std::vector<std::pair<uint32_t, uint32_t>> stash;  // bucket, fingerprint
+  std::string slots;
+};
+
+// A filter written by hand from the header's v2 layout: the slots, the
+// stashes, then the metadata with its checksum (the low 32 bits of XXH3-64,
+// i.e. HashKey, of the metadata after the checksum).
+inline std::string SpecFilter(uint32_t f, std::vector<SpecTable> tables) {
+  std::string out, metadata;
+  for (SpecTable& t : tables) {
+    if (t.slots.empty()) {
+      t.slots.assign(detail::PackedSlotsView::BytesFor(t.num_buckets, f), '\0');
+    }
+    out += t.slots;
+    metadata += U32(t.num_buckets) + U32(t.seed) +
+                U32(static_cast<uint32_t>(t.stash.size()));
+  }
+  for (const SpecTable& t : tables) {
+    for (const auto& [bucket, fp] : t.stash) out += U32(bucket) + U32(fp);
+  }
+  metadata += std::string{static_cast<char>(f), '\x04',
+                          static_cast<char>(tables.size()), '\0'};
+  metadata += std::string("SF\x02\x02", 4);
+  return out + U32(static_cast<uint32_t>(HashKey(metadata))) + metadata;
 }
 
-// One table written by hand: zero slots unless `slots` is given.
-inline std::string TableBytes(
-    uint32_t f, uint32_t num_buckets, uint32_t seed,
-    const std::vector<std::pair<uint32_t, uint32_t>>& stash,
-    std::string slots = "") {
-  if (slots.empty()) {
-    slots.assign(detail::PackedSlotsView::BytesFor(num_buckets, f), '\0');
+// One table of a chain as a filter of its own.
+inline std::string TableAsFilter(const std::string& bytes,
+                                 const TableInfo& table) {
+  const uint32_t f = static_cast<uint8_t>(bytes[bytes.size() - 8]);
+  SpecTable single{table.num_buckets,
+                   table.seed,
+                   {},
+                   bytes.substr(table.slots_offset, table.slots_size)};
+  for (uint32_t i = 0; i < table.stash_count; ++i) {
+    const char* entry = bytes.data() + table.stash_offset + 8 * i;
+    single.stash.emplace_back(detail::LoadLittleEndian<uint32_t>(entry),
+                              detail::LoadLittleEndian<uint32_t>(entry + 4));
   }
-  std::string out = U32(num_buckets) + U32(seed) +
-                    U32(static_cast<uint32_t>(stash.size())) + slots;
-  for (const auto& [bucket, fp] : stash) out += U32(bucket) + U32(fp);
-  return out;
+  return SpecFilter(f, {single});
+}
+
+// The occupied fraction of one table of a chain.
+inline double TableLoad(const std::string& bytes, const TableInfo& table) {
+  const std::string single = TableAsFilter(bytes, table);
+  return Parse(single).load();
 }
 
 inline void SetSlot(std::string* slots, uint32_t f, uint64_t index,

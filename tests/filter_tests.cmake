@@ -7,3 +7,10 @@ sstfilter_add_test(cuckoo_filter_test
   SOURCES cuckoo_static_test.cc cuckoo_format_test.cc cuckoo_dynamic_test.cc
   LIBS sstfilter_core_internals
   LABELS filter)
+# Format v1 stays readable: golden files written by the v1 writers.
+sstfilter_add_test(format_compat_test
+  SOURCES format_compat_test.cc
+  LIBS sstfilter::core
+  LABELS filter)
+target_compile_definitions(format_compat_test
+  PRIVATE SSTFILTER_GOLDEN_DIR="${CMAKE_CURRENT_SOURCE_DIR}/golden")

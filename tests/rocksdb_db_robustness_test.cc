@@ -84,10 +84,14 @@ TEST_P(CorruptFilterTest, UnparsableFilterBlockDegradesToMayMatch) {
   constexpr uint64_t kKeysPerFile = 20000;
   constexpr uint64_t kAbsent = 10000;
   void (*corruptions[])(char*, size_t) = {
-      [](char* block, size_t) { block[3] = 99; },     // unknown version
-      [](char* block, size_t) { block[2] = 42; },     // unknown kind
-      [](char* block, size_t) { block[0] = 'X'; },    // bad magic
-      [](char* block, size_t) { block[8] ^= 0x40; },  // size disagrees
+      // The tag ends the block (format v2): version, kind, magic.
+      [](char* block, size_t size) { block[size - 1] = 99; },
+      [](char* block, size_t size) { block[size - 2] = 42; },
+      [](char* block, size_t size) { block[size - 4] = 'X'; },
+      // A parameter in the metadata (BlockedBloom's lines per key, the
+      // cuckoo seed): the metadata checksum refuses it.
+      [](char* block, size_t size) { block[size - 23] ^= 0x40; },
+      [](char* block, size_t size) { block[size - 16] ^= 0x01; },
   };
   for (auto corrupt : corruptions) {
     TempDir dir;

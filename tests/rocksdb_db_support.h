@@ -29,6 +29,7 @@
 #include "rocksdb_test_support.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
+#include "sstfilter/filter_view.h"
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
 #include "support/temp_dir.h"
@@ -158,28 +159,26 @@ inline std::string ReadFile(const std::string& path) {
 
 // Where a full filter of `filter_size` bytes sits in an SST file: the one
 // place that parses as our filter and is followed by the block trailer of
-// an uncompressed block. npos if none.
+// an uncompressed block. Found by its "SF" tag: the block's last 4 bytes
+// (format v2) or its first (v1). npos if none.
 inline size_t FindFilterBlock(const std::string& sst, size_t filter_size,
                               FilterKind* kind) {
   size_t found = std::string::npos;
-  for (size_t at = sst.find("SF"); at != std::string::npos;
-       at = sst.find("SF", at + 1)) {
-    if (at + filter_size + 5 > sst.size() || sst[at + filter_size] != 0) {
-      continue;
-    }
-    const std::string_view bytes(sst.data() + at, filter_size);
-    FilterKind here;
-    uint8_t version;
-    if (!PeekFormat(bytes, &here, &version).ok()) continue;
-    BlockedBloomView bloom;
-    CuckooView cuckoo;
-    if ((here == FilterKind::kBlockedBloom &&
-         BlockedBloomView::Parse(bytes, &bloom).ok()) ||
-        (here == FilterKind::kCuckoo &&
-         CuckooView::Parse(bytes, &cuckoo).ok())) {
-      EXPECT_EQ(found, std::string::npos) << "two filter blocks";
-      found = at;
-      *kind = here;
+  for (size_t tag = sst.find("SF"); tag != std::string::npos;
+       tag = sst.find("SF", tag + 1)) {
+    for (size_t at : {tag + 4 - filter_size, tag}) {
+      if (at > sst.size() || at + filter_size + 5 > sst.size() ||
+          sst[at + filter_size] != 0 || at == found) {
+        continue;
+      }
+      FilterView view;
+      if (FilterView::Parse(std::string_view(sst).substr(at, filter_size),
+                            &view)
+              .ok()) {
+        EXPECT_EQ(found, std::string::npos) << "two filter blocks";
+        found = at;
+        *kind = view.kind();
+      }
     }
   }
   return found;

@@ -8,6 +8,13 @@ sstfilter_add_test(rocksdb_filter_bits_test
   SOURCES rocksdb_filter_bits_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
+# The reader chosen per kind, layout and SIMD path, against the views.
+sstfilter_add_test(rocksdb_reader_paths_test
+  SOURCES rocksdb_reader_paths_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals
+  LABELS rocksdb)
+target_compile_definitions(rocksdb_reader_paths_test
+  PRIVATE SSTFILTER_GOLDEN_DIR="${CMAKE_CURRENT_SOURCE_DIR}/golden")
 # One executable from the database suites, one file per area.
 sstfilter_add_test(rocksdb_db_test
   SOURCES rocksdb_db_filtering_test.cc rocksdb_db_options_test.cc

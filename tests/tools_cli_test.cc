@@ -84,7 +84,7 @@ void PrintTo(const DbCase& c, std::ostream* os) {
 
 const DbCase kDefaultDb = {"sstfilter.BlockedBloom:10", false,
                            "sstfilter.BlockedBloom",
-                           "filter      sstfilter BlockedBloom v1"};
+                           "filter      sstfilter BlockedBloom v2"};
 
 // A DB with one of our filters, and a key its filter rejects.
 class CliTest : public ::testing::Test {
@@ -158,7 +158,7 @@ TEST_F(CliTest, InspectAnswersKeysAndExitsZeroWhenEveryFileReads) {
                                      rejected_ + " " + db_.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  EXPECT_TRUE(Contains(r.out, "filter      sstfilter BlockedBloom v1"))
+  EXPECT_TRUE(Contains(r.out, "filter      sstfilter BlockedBloom v2"))
       << r.out;
   EXPECT_TRUE(Contains(r.out, "key \"key5\": may match\n")) << r.out;
   EXPECT_TRUE(Contains(r.out, "key \"" + rejected_ + "\": no")) << r.out;
@@ -275,9 +275,9 @@ INSTANTIATE_TEST_SUITE_P(
     Policies, PolicyCliTest,
     ::testing::Values(kDefaultDb,
                       DbCase{"sstfilter.Cuckoo:12", true, "sstfilter.Cuckoo",
-                             "filter      sstfilter Cuckoo v1"},
+                             "filter      sstfilter Cuckoo v2"},
                       DbCase{"sstfilter.Hybrid:10:1", false, "sstfilter.Hybrid",
-                             "filter      sstfilter Cuckoo v1"}));
+                             "filter      sstfilter Cuckoo v2"}));
 
 #ifdef SSTFILTER_PRELOAD_LIB
 // Debian's ldb reads the DB either way, but only with the preload library

@@ -127,9 +127,9 @@ void ExpectAnswers(const DbSpec& spec, const std::string& sst) {
     false_positives += answer.may_match;
   }
   const double measured = static_cast<double>(false_positives) / absent.size();
-  EXPECT_NEAR(
-      measured, negatives.fpr,
-      sstfilter::test_support::FprTolerance(negatives.fpr, absent.size(), 0.15));
+  EXPECT_NEAR(measured, negatives.fpr,
+              sstfilter::test_support::FprTolerance(negatives.fpr,
+                                                    absent.size(), 0.15));
 }
 
 TEST_P(InspectPolicyTest, FullFilterFiguresMatchTheKeysItHolds) {
@@ -400,10 +400,11 @@ TEST(InspectDamage, BlockMovedOrFromAnotherFileFailsItsContextChecksum) {
 // patched filter reaches the filter reader.
 TEST(InspectDamage, UnknownFilterKindOrVersionIsNotSupported) {
   const SmallSst ours("sstfilter.BlockedBloom:10", rdb::kNoChecksum);
-  const size_t filter = ours.report.table.filter_handle.offset;
-  for (size_t byte : {2, 3}) {  // kind, version
+  const sst::BlockHandle filter = ours.report.table.filter_handle;
+  // The tag's kind and version: the block's last two bytes (format v2).
+  for (size_t byte : {filter.size - 2, filter.size - 1}) {
     std::string copy = ours.bytes;
-    copy[filter + byte] = 99;
+    copy[filter.offset + byte] = 99;
     const Status s = InspectBytes(copy);
     EXPECT_EQ(s.code(), StatusCode::kNotSupported) << s.ToString();
   }

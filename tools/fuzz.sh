@@ -19,7 +19,8 @@ for fuzzer in sstfilter_filter_fuzzer sstfilter_sst_fuzzer; do
   echo "fuzz: $fuzzer for ${seconds}s"
   log="$dir/$fuzzer.log"
   if ! "$dir/tests/fuzz/$fuzzer" -max_total_time="$seconds" -print_final_stats=1 \
-      -artifact_prefix="$artifacts" "$corpus" "$seeds" >"$log" 2>&1; then
+      -artifact_prefix="$artifacts" "$corpus" "$seeds" \
+      "$root/tests/golden/v1" >"$log" 2>&1; then
     tail -n 40 "$log"
     echo "fuzz: $fuzzer FAILED; reproducer in $artifacts" >&2
     exit 1

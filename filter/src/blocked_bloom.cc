@@ -4,15 +4,15 @@
 #include <cmath>
 #include <string>
 
-#include "detail/blocked_bloom_impl.h"
 #include "detail/simd_internal.h"
+#include "sstfilter/detail/blocked_bloom_probe.h"
 #include "sstfilter/detail/endian.h"
 #include "sstfilter/format.h"
 
 namespace sstfilter {
 namespace {
 
-constexpr uint8_t kVersion = 1;
+constexpr size_t kV1HeaderBytes = 24;
 constexpr double kLineBits = BlockedBloomParams::kLineBytes * 8;
 
 // Layout per whole bits/key: {lines_per_key, num_probes}, measured by
@@ -155,7 +155,7 @@ Status BlockedBloomParams::Validate() const {
                                    "..16, not " + std::to_string(num_probes));
   }
   // Keep SerializedSize() from overflowing size_t.
-  if (num_lines > (SIZE_MAX - kHeaderBytes) / kLineBytes) {
+  if (num_lines > (SIZE_MAX - kMetadataBytes) / kLineBytes) {
     return Status::CapacityExceeded("num_lines " + std::to_string(num_lines) +
                                     " does not fit in memory");
   }
@@ -174,42 +174,111 @@ double BlockedBloomParams::EstimatedFpr(uint64_t num_keys) const {
   return fpr;
 }
 
-Status BlockedBloomView::Parse(std::string_view bytes, BlockedBloomView* out) {
-  Status s = CheckFormat(bytes, FilterKind::kBlockedBloom, kVersion);
+namespace {
+
+// The fields both versions store, read from `fields` (v1: byte 4 of the
+// block; v2: byte 4 of the metadata): num_probes, lines_per_key, two
+// reserved bytes, num_lines, num_keys.
+Status ParseFields(const uint8_t* fields, BlockedBloomParams* p,
+                   uint64_t* num_keys) {
+  p->num_probes = fields[0];
+  p->lines_per_key = fields[1];
+  p->num_lines = detail::LoadLittleEndian<uint64_t>(fields + 4);
+  *num_keys = detail::LoadLittleEndian<uint64_t>(fields + 12);
+  if (fields[2] != 0 || fields[3] != 0) {
+    return Status::Corruption("BlockedBloom reserved bytes are not zero");
+  }
+  Status s = p->Validate();
+  if (!s.ok()) return Status::Corruption("BlockedBloom header: " + s.message());
+  return Status::Ok();
+}
+
+Status SizeMismatch(const BlockedBloomParams& p, uint64_t payload) {
+  return Status::Corruption("BlockedBloom size mismatch: header says " +
+                            std::to_string(p.num_lines) + " lines but " +
+                            std::to_string(payload) + " bytes of lines");
+}
+
+}  // namespace
+
+namespace {
+
+// Version 2: the lines, then the metadata.
+Status ParseV2(std::string_view bytes, BlockedBloomParams* p,
+               uint64_t* num_keys, const uint8_t** lines) {
+  constexpr size_t kMeta = BlockedBloomParams::kMetadataBytes;
+  if (bytes.size() < kMeta) {
+    return Status::Corruption("BlockedBloom metadata truncated: " +
+                              std::to_string(bytes.size()) + " of 28 bytes");
+  }
+  const size_t at = bytes.size() - kMeta;
+  Status s = VerifyMetadataChecksum(bytes.substr(at), "BlockedBloom");
   if (!s.ok()) return s;
-  if (bytes.size() < BlockedBloomParams::kHeaderBytes) {
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  s = ParseFields(data + at + 4, p, num_keys);
+  if (!s.ok()) return s;
+  if (at % BlockedBloomParams::kLineBytes != 0 ||
+      at / BlockedBloomParams::kLineBytes != p->num_lines) {
+    return SizeMismatch(*p, at);
+  }
+  *lines = data;
+  return Status::Ok();
+}
+
+// Version 1: the header, then the lines.
+Status ParseV1(std::string_view bytes, BlockedBloomParams* p,
+               uint64_t* num_keys, const uint8_t** lines) {
+  if (bytes.size() < kV1HeaderBytes) {
     return Status::Corruption("BlockedBloom header truncated: " +
                               std::to_string(bytes.size()) + " of 24 bytes");
   }
   const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  Status s = ParseFields(data + 4, p, num_keys);
+  if (!s.ok()) return s;
+  const uint64_t payload = bytes.size() - kV1HeaderBytes;
+  if (payload % BlockedBloomParams::kLineBytes != 0 ||
+      payload / BlockedBloomParams::kLineBytes != p->num_lines) {
+    return SizeMismatch(*p, payload);
+  }
+  *lines = data + kV1HeaderBytes;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status BlockedBloomView::Parse(std::string_view bytes, BlockedBloomView* out) {
+  FilterKind kind;
+  uint8_t version;
+  Status s = PeekFormat(bytes, &kind, &version);
+  if (s.ok()) s = CheckKindAndVersion(kind, version, FilterKind::kBlockedBloom);
+  if (!s.ok()) return s;
   BlockedBloomParams p;
-  p.num_probes = data[4];
-  p.lines_per_key = data[5];
-  p.num_lines = detail::LoadLittleEndian<uint64_t>(data + 8);
-  if (data[6] != 0 || data[7] != 0) {
-    return Status::Corruption(
-        "BlockedBloom reserved header bytes are not zero");
+  uint64_t num_keys = 0;
+  const uint8_t* lines = nullptr;
+  if (version == 1) {
+    s = ParseV1(bytes, &p, &num_keys, &lines);
+  } else {
+    s = ParseV2(bytes, &p, &num_keys, &lines);
+    // A v1 block whose last bytes happen to look like a v2 tag.
+    if (!s.ok() && HasV1Tag(bytes, FilterKind::kBlockedBloom) &&
+        ParseV1(bytes, &p, &num_keys, &lines).ok()) {
+      version = 1;
+      s = Status::Ok();
+    }
   }
-  s = p.Validate();
-  if (!s.ok()) return Status::Corruption("BlockedBloom header: " + s.message());
-  const uint64_t payload = bytes.size() - BlockedBloomParams::kHeaderBytes;
-  if (payload / BlockedBloomParams::kLineBytes != p.num_lines ||
-      payload % BlockedBloomParams::kLineBytes != 0) {
-    return Status::Corruption("BlockedBloom size mismatch: header says " +
-                              std::to_string(p.num_lines) + " lines but " +
-                              std::to_string(payload) +
-                              " payload bytes follow");
-  }
+  if (!s.ok()) return s;
   out->params_ = p;
-  out->num_keys_ = detail::LoadLittleEndian<uint64_t>(data + 16);
-  out->lines_ = data + BlockedBloomParams::kHeaderBytes;
+  out->num_keys_ = num_keys;
+  out->lines_ = lines;
+  out->version_ = version;
   return Status::Ok();
 }
 
 bool BlockedBloomView::may_contain(uint64_t hash) const {
+  const detail::BloomShape shape = detail::BloomShape::Of(lines_, params_);
   return detail::UseAvx2()
-             ? detail::MayContainAvx2(lines_, params_, hash)
-             : detail::MayContain<detail::ScalarLineOps>(lines_, params_, hash);
+             ? detail::MayContainAvx2(shape, hash)
+             : detail::MayContain<detail::ScalarLineOps>(shape, hash);
 }
 
 bool BlockedBloomView::may_contain_key(std::string_view key) const {
@@ -218,11 +287,12 @@ bool BlockedBloomView::may_contain_key(std::string_view key) const {
 
 void BlockedBloomView::may_contain_batch(const uint64_t* hashes, size_t count,
                                          bool* results) const {
+  const detail::BloomShape shape = detail::BloomShape::Of(lines_, params_);
   if (detail::UseAvx2()) {
-    detail::MayContainBatchAvx2(lines_, params_, hashes, count, results);
+    detail::MayContainBatchAvx2(shape, hashes, count, results);
   } else {
-    detail::MayContainBatch<detail::ScalarLineOps>(lines_, params_, hashes,
-                                                   count, results);
+    detail::MayContainBatch<detail::ScalarLineOps>(shape, hashes, count,
+                                                   results);
   }
 }
 
@@ -248,37 +318,42 @@ double BlockedBloomView::fill_ratio() const {
   return static_cast<double>(set) / (static_cast<double>(bytes) * 8);
 }
 
-BlockedBloomWriter::BlockedBloomWriter(const BlockedBloomParams& params,
-                                       uint8_t* out)
-    : params_(params), out_(out) {
-  std::fill(out, out + params.SerializedSize(), 0);
-  out[0] = kFormatMagic[0];
-  out[1] = kFormatMagic[1];
-  out[2] = static_cast<uint8_t>(FilterKind::kBlockedBloom);
-  out[3] = kVersion;
-  out[4] = static_cast<uint8_t>(params.num_probes);
-  out[5] = static_cast<uint8_t>(params.lines_per_key);
-  detail::StoreLittleEndian<uint64_t>(out + 8, params.num_lines);
-}
-
 namespace {
 
-// Sets the bits of `hashes` in the filter at `filter` and bumps its key
+// Writes the v2 metadata of a filter of `params` holding `num_keys`.
+void WriteMetadata(const BlockedBloomParams& params, uint64_t num_keys,
+                   uint8_t* filter) {
+  uint8_t* meta = filter + params.num_lines * BlockedBloomParams::kLineBytes;
+  meta[4] = static_cast<uint8_t>(params.num_probes);
+  meta[5] = static_cast<uint8_t>(params.lines_per_key);
+  meta[6] = meta[7] = 0;
+  detail::StoreLittleEndian<uint64_t>(meta + 8, params.num_lines);
+  detail::StoreLittleEndian<uint64_t>(meta + 16, num_keys);
+  SealMetadata(FilterKind::kBlockedBloom, meta, meta + 24);
+}
+
+// Sets the bits of `hashes` in the filter at `filter` and updates its key
 // count; the one place both the writer and BlockedBloom add through.
 uint64_t AddToFilter(const BlockedBloomParams& params, uint8_t* filter,
                      uint64_t num_keys, const uint64_t* hashes, size_t count) {
-  uint8_t* lines = filter + BlockedBloomParams::kHeaderBytes;
   if (detail::UseAvx2()) {
-    detail::AddBatchAvx2(lines, params, hashes, count);
+    detail::AddBatchAvx2(filter, params, hashes, count);
   } else {
-    detail::AddBatch<detail::ScalarLineOps>(lines, params, hashes, count);
+    detail::AddBatch<detail::ScalarLineOps>(filter, params, hashes, count);
   }
   num_keys += count;
-  detail::StoreLittleEndian<uint64_t>(filter + 16, num_keys);
+  WriteMetadata(params, num_keys, filter);
   return num_keys;
 }
 
 }  // namespace
+
+BlockedBloomWriter::BlockedBloomWriter(const BlockedBloomParams& params,
+                                       uint8_t* out)
+    : params_(params), out_(out) {
+  std::fill(out, out + params.SerializedSize(), 0);
+  WriteMetadata(params, 0, out);
+}
 
 void BlockedBloomWriter::add_batch(const uint64_t* hashes, size_t count) {
   num_keys_ = AddToFilter(params_, out_, num_keys_, hashes, count);

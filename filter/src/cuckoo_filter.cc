@@ -14,8 +14,8 @@ namespace {
 using detail::PackedSlots;
 using detail::PackedSlotsView;
 using detail::cuckoo::AlternateBucket;
-using detail::cuckoo::AppendHeader;
-using detail::cuckoo::AppendTable;
+using detail::cuckoo::AppendMetadata;
+using detail::cuckoo::AppendStash;
 using detail::cuckoo::BucketCountError;
 using detail::cuckoo::CheckFingerprintBits;
 using detail::cuckoo::KickRng;
@@ -224,10 +224,14 @@ uint32_t CuckooFilter::num_tables() const {
 
 std::string CuckooFilter::Serialize() const {
   std::string out;
-  AppendHeader(&out, impl_->fingerprint_bits, impl_->tables.size());
+  std::vector<detail::cuckoo::TableRecord> records;
   for (const Impl::Table& t : impl_->tables) {
-    AppendTable(&out, impl_->Slots(t), t.seed, t.stash);
+    out.append(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
+    records.push_back({static_cast<uint32_t>(t.num_buckets), t.seed,
+                       static_cast<uint32_t>(t.stash.size())});
   }
+  for (const Impl::Table& t : impl_->tables) AppendStash(&out, t.stash);
+  AppendMetadata(&out, impl_->fingerprint_bits, records);
   return out;
 }
 

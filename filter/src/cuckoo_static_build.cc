@@ -14,21 +14,19 @@ namespace {
 
 using detail::PackedSlots;
 using detail::PackedSlotsView;
-using detail::cuckoo::AppendHeader;
-using detail::cuckoo::AppendU32;
+using detail::cuckoo::AppendMetadata;
 using detail::cuckoo::BucketCountError;
 using detail::cuckoo::CheckFingerprintBits;
 using detail::cuckoo::FprOfComparisons;
 using detail::cuckoo::kBucketsPerStep;
-using detail::cuckoo::kHeaderBytes;
 using detail::cuckoo::KickRng;
 using detail::cuckoo::kKeysPerStep;
 using detail::cuckoo::kMaxBuckets;
 using detail::cuckoo::kSeedMultiplier;
 using detail::cuckoo::kSlots;
-using detail::cuckoo::kTableHeaderBytes;
 using detail::cuckoo::Locate;
 using detail::cuckoo::Location;
+using detail::cuckoo::MetadataBytes;
 using detail::cuckoo::Place;
 using detail::cuckoo::StashEntry;
 using detail::cuckoo::StaticBuckets;
@@ -127,19 +125,18 @@ bool FillStaticTable(PackedSlots& slots, uint32_t seed, const HashRun* runs,
 }  // namespace
 
 size_t StaticCuckooBytes(uint64_t num_keys, uint32_t fingerprint_bits) {
-  if (num_keys == 0) return kHeaderBytes;
+  if (num_keys == 0) return MetadataBytes(0);
   const uint64_t m = StaticBuckets(num_keys);
   if (m > kMaxBuckets) return std::numeric_limits<size_t>::max();
-  return kHeaderBytes + kTableHeaderBytes +
-         PackedSlotsView::BytesFor(m, fingerprint_bits);
+  return PackedSlotsView::BytesFor(m, fingerprint_bits) + MetadataBytes(1);
 }
 
 namespace {
 // The most buckets whose packed slots fit in `bytes` with one table header.
 uint64_t StaticBucketsIn(size_t bytes, uint32_t fingerprint_bits) {
-  if (bytes < kHeaderBytes + kTableHeaderBytes) return 0;
+  if (bytes < MetadataBytes(1)) return 0;
   // ceil(m * f / 2) slot bytes must fit: m <= 2 * payload / f.
-  const unsigned __int128 payload = bytes - kHeaderBytes - kTableHeaderBytes;
+  const unsigned __int128 payload = bytes - MetadataBytes(1);
   return static_cast<uint64_t>(
       std::min<unsigned __int128>(payload * 2 / fingerprint_bits, kMaxBuckets));
 }
@@ -183,7 +180,7 @@ Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
   for (uint64_t hash; distinct.Next(&hash);) ++count;
   out->clear();
   if (count == 0) {
-    AppendHeader(out, fingerprint_bits, 0);
+    AppendMetadata(out, fingerprint_bits, {});
     return Status::Ok();
   }
   uint64_t num_buckets = StaticBuckets(count);
@@ -194,17 +191,17 @@ Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
     if (num_buckets > kMaxBuckets) {
       return Status::CapacityExceeded(BucketCountError(num_buckets));
     }
-    out->clear();
-    AppendHeader(out, fingerprint_bits, 1);
-    AppendU32(out, static_cast<uint32_t>(num_buckets));
-    AppendU32(out, seed);
-    AppendU32(out, 0);  // empty stash
-    const size_t slots_at = out->size();
-    out->resize(slots_at +
-                PackedSlotsView::BytesFor(num_buckets, fingerprint_bits));
-    PackedSlots slots(reinterpret_cast<uint8_t*>(&(*out)[slots_at]),
-                      num_buckets, fingerprint_bits);
-    if (FillStaticTable(slots, seed, runs, num_runs)) return Status::Ok();
+    const size_t slot_bytes =
+        PackedSlotsView::BytesFor(num_buckets, fingerprint_bits);
+    out->reserve(slot_bytes + MetadataBytes(1));
+    out->assign(slot_bytes, '\0');
+    PackedSlots slots(reinterpret_cast<uint8_t*>(out->data()), num_buckets,
+                      fingerprint_bits);
+    if (FillStaticTable(slots, seed, runs, num_runs)) {
+      AppendMetadata(out, fingerprint_bits,
+                     {{static_cast<uint32_t>(num_buckets), seed, 0}});
+      return Status::Ok();
+    }
   }
 }
 

@@ -13,13 +13,14 @@ namespace {
 using detail::PackedSlotsView;
 using detail::cuckoo::CheckFingerprintBits;
 using detail::cuckoo::FprOfComparisons;
-using detail::cuckoo::kHeaderBytes;
+using detail::cuckoo::kMetadataFixedBytes;
 using detail::cuckoo::kSlots;
 using detail::cuckoo::kStashEntryBytes;
 using detail::cuckoo::kTableHeaderBytes;
-using detail::cuckoo::kVersion;
+using detail::cuckoo::kV1HeaderBytes;
 using detail::cuckoo::Locate;
 using detail::cuckoo::Location;
+using detail::cuckoo::MetadataBytes;
 using detail::cuckoo::Probe;
 using detail::cuckoo::StashEntry;
 using detail::cuckoo::TableMayContain;
@@ -31,91 +32,220 @@ CuckooView::~CuckooView() = default;
 CuckooView::CuckooView(CuckooView&&) noexcept = default;
 CuckooView& CuckooView::operator=(CuckooView&&) noexcept = default;
 
-Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
-  Status s = CheckFormat(bytes, FilterKind::kCuckoo, kVersion);
-  if (!s.ok()) return s;
-  if (bytes.size() < kHeaderBytes) {
+namespace {
+
+// Where one table's parts are in the block, and its record.
+struct TableLayout {
+  uint32_t num_buckets = 0;
+  uint32_t seed = 0;
+  uint32_t stash_count = 0;
+  size_t slots_at = 0;
+  size_t stash_at = 0;
+};
+
+// The filter-wide fields, at byte 4 of a v1 block or 8 bytes before the end
+// of a v2 one: fingerprint_bits, slots_per_bucket, num_tables, reserved.
+Status ParseFields(const uint8_t* fields, uint32_t* fingerprint_bits,
+                   uint32_t* num_tables) {
+  *fingerprint_bits = fields[0];
+  *num_tables = fields[2];
+  Status s = CheckFingerprintBits(*fingerprint_bits);
+  if (!s.ok()) return Status::Corruption("Cuckoo header: " + s.message());
+  if (fields[1] != kSlots) {
+    return Status::Corruption("Cuckoo slots_per_bucket must be 4, not " +
+                              std::to_string(fields[1]));
+  }
+  if (*num_tables > CuckooLimits::kMaxTables) {
+    return Status::Corruption("Cuckoo num_tables " +
+                              std::to_string(*num_tables) + " exceeds 64");
+  }
+  if (fields[3] != 0) {
+    return Status::Corruption("Cuckoo reserved header byte is not zero");
+  }
+  return Status::Ok();
+}
+
+TableLayout ReadRecord(const uint8_t* record) {
+  TableLayout t;
+  t.num_buckets = detail::LoadLittleEndian<uint32_t>(record);
+  t.seed = detail::LoadLittleEndian<uint32_t>(record + 4);
+  t.stash_count = detail::LoadLittleEndian<uint32_t>(record + 8);
+  return t;
+}
+
+std::string TableName(size_t t) {
+  return "Cuckoo table " + std::to_string(t) + ": ";
+}
+
+// The chain rule: table t has 2^t times table 0's buckets (at least one)
+// and table 0's seed.
+Status CheckRecords(const std::vector<TableLayout>& tables) {
+  for (size_t t = 0; t < tables.size(); ++t) {
+    const TableLayout& l = tables[t];
+    const TableLayout& first = tables[0];
+    if (l.num_buckets == 0) {
+      return Status::Corruption(TableName(t) + "num_buckets is 0");
+    }
+    if (t > 0 &&
+        (t >= 32 || (uint64_t{first.num_buckets} << t) != l.num_buckets)) {
+      return Status::Corruption(TableName(t) + "num_buckets " +
+                                std::to_string(l.num_buckets) + " is not 2^" +
+                                std::to_string(t) + " times table 0's " +
+                                std::to_string(first.num_buckets));
+    }
+    if (l.seed != first.seed) {
+      return Status::Corruption(
+          TableName(t) + "seed " + std::to_string(l.seed) +
+          " differs from table 0's " + std::to_string(first.seed));
+    }
+  }
+  return Status::Ok();
+}
+
+// Version 1: header, then per table its record, slots and stash in turn.
+Status LayoutV1(std::string_view bytes, uint32_t* fingerprint_bits,
+                std::vector<TableLayout>* tables) {
+  if (bytes.size() < kV1HeaderBytes) {
     return Status::Corruption("Cuckoo header truncated: " +
                               std::to_string(bytes.size()) + " of 8 bytes");
   }
   const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  const uint32_t fingerprint_bits = data[4];
-  const uint32_t slots_per_bucket = data[5];
-  const uint32_t num_tables = data[6];
-  s = CheckFingerprintBits(fingerprint_bits);
-  if (!s.ok()) return Status::Corruption("Cuckoo header: " + s.message());
-  if (slots_per_bucket != kSlots) {
-    return Status::Corruption("Cuckoo slots_per_bucket must be 4, not " +
-                              std::to_string(slots_per_bucket));
+  uint32_t num_tables;
+  Status s = ParseFields(data + 4, fingerprint_bits, &num_tables);
+  if (!s.ok()) return s;
+  size_t pos = kV1HeaderBytes;
+  for (uint32_t t = 0; t < num_tables; ++t) {
+    if (bytes.size() - pos < kTableHeaderBytes) {
+      return Status::Corruption(TableName(t) + "header truncated");
+    }
+    TableLayout table = ReadRecord(data + pos);
+    pos += kTableHeaderBytes;
+    const size_t slot_bytes =
+        PackedSlotsView::BytesFor(table.num_buckets, *fingerprint_bits);
+    if (bytes.size() - pos < slot_bytes) {
+      return Status::Corruption(
+          TableName(t) +
+          "slots truncated: " + std::to_string(table.num_buckets) +
+          " buckets need " + std::to_string(slot_bytes) + " bytes, " +
+          std::to_string(bytes.size() - pos) + " remain");
+    }
+    table.slots_at = pos;
+    pos += slot_bytes;
+    if ((bytes.size() - pos) / kStashEntryBytes < table.stash_count) {
+      return Status::Corruption(
+          TableName(t) + "stash truncated: " +
+          std::to_string(table.stash_count) + " entries need " +
+          std::to_string(uint64_t{table.stash_count} * kStashEntryBytes) +
+          " bytes, " + std::to_string(bytes.size() - pos) + " remain");
+    }
+    table.stash_at = pos;
+    pos += table.stash_count * kStashEntryBytes;
+    tables->push_back(table);
   }
-  if (num_tables > CuckooLimits::kMaxTables) {
-    return Status::Corruption("Cuckoo num_tables " +
-                              std::to_string(num_tables) + " exceeds 64");
+  if (pos != bytes.size()) {
+    return Status::Corruption(std::to_string(bytes.size() - pos) +
+                              " trailing bytes after the last Cuckoo table");
   }
-  if (data[7] != 0) {
-    return Status::Corruption("Cuckoo reserved header byte is not zero");
+  return CheckRecords(*tables);
+}
+
+// Version 2: every table's slots, the stashes, then the metadata.
+Status LayoutV2(std::string_view bytes, uint32_t* fingerprint_bits,
+                std::vector<TableLayout>* tables) {
+  if (bytes.size() < kMetadataFixedBytes) {
+    return Status::Corruption("Cuckoo metadata truncated: " +
+                              std::to_string(bytes.size()) + " of 12 bytes");
   }
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  const uint8_t* fields = data + bytes.size() - 8;
+  const uint32_t num_tables = fields[2];
+  // The checksum covers the records, so its range is read first, bounded.
+  if (num_tables > CuckooLimits::kMaxTables ||
+      bytes.size() < MetadataBytes(num_tables)) {
+    return Status::Corruption(
+        "Cuckoo metadata truncated: " + std::to_string(num_tables) +
+        " tables need " + std::to_string(MetadataBytes(num_tables)) +
+        " bytes of metadata, the filter has " + std::to_string(bytes.size()));
+  }
+  const size_t meta_at = bytes.size() - MetadataBytes(num_tables);
+  Status s = VerifyMetadataChecksum(bytes.substr(meta_at), "Cuckoo");
+  if (!s.ok()) return s;
+  uint32_t stored_tables;
+  s = ParseFields(fields, fingerprint_bits, &stored_tables);
+  if (!s.ok()) return s;
+  for (uint32_t t = 0; t < num_tables; ++t) {
+    tables->push_back(ReadRecord(data + meta_at + 4 + t * kTableHeaderBytes));
+  }
+  s = CheckRecords(*tables);
+  if (!s.ok()) return s;
+  uint64_t pos = 0;
+  for (TableLayout& table : *tables) {
+    table.slots_at = pos;
+    pos += PackedSlotsView::BytesFor(table.num_buckets, *fingerprint_bits);
+  }
+  for (TableLayout& table : *tables) {
+    table.stash_at = pos;
+    pos += uint64_t{table.stash_count} * kStashEntryBytes;
+  }
+  if (pos != meta_at) {
+    return Status::Corruption(
+        "Cuckoo size mismatch: the tables' slots and stashes take " +
+        std::to_string(pos) + " bytes, the filter holds " +
+        std::to_string(meta_at) + " before its metadata");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
+  FilterKind kind;
+  uint8_t version;
+  Status s = PeekFormat(bytes, &kind, &version);
+  if (s.ok()) s = CheckKindAndVersion(kind, version, FilterKind::kCuckoo);
+  if (!s.ok()) return s;
+  uint32_t fingerprint_bits = 0;
+  std::vector<TableLayout> layout;
+  if (version == 1) {
+    s = LayoutV1(bytes, &fingerprint_bits, &layout);
+  } else {
+    s = LayoutV2(bytes, &fingerprint_bits, &layout);
+    // A v1 block whose last bytes happen to look like a v2 tag.
+    if (!s.ok() && HasV1Tag(bytes, FilterKind::kCuckoo)) {
+      std::vector<TableLayout> v1_layout;
+      if (LayoutV1(bytes, &fingerprint_bits, &v1_layout).ok()) {
+        layout = std::move(v1_layout);
+        version = 1;
+        s = Status::Ok();
+      }
+    }
+  }
+  if (!s.ok()) return s;
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
   const uint32_t max_fingerprint =
       static_cast<uint32_t>((uint64_t{1} << fingerprint_bits) - 1);
   CuckooView view;
   view.fingerprint_bits_ = fingerprint_bits;
   view.size_bytes_ = bytes.size();
-  size_t pos = kHeaderBytes;
-  uint64_t first_num_buckets = 0;
-  uint32_t first_seed = 0;
-  for (uint32_t t = 0; t < num_tables; ++t) {
-    const std::string where = "Cuckoo table " + std::to_string(t) + ": ";
-    if (bytes.size() - pos < kTableHeaderBytes) {
-      return Status::Corruption(where + "header truncated");
-    }
-    const uint32_t num_buckets = detail::LoadLittleEndian<uint32_t>(data + pos);
+  view.version_ = version;
+  for (size_t t = 0; t < layout.size(); ++t) {
+    const TableLayout& l = layout[t];
+    const std::string where = TableName(t);
     Table table;
-    table.seed = detail::LoadLittleEndian<uint32_t>(data + pos + 4);
-    const uint32_t stash_count =
-        detail::LoadLittleEndian<uint32_t>(data + pos + 8);
-    pos += kTableHeaderBytes;
-    if (num_buckets == 0) {
-      return Status::Corruption(where + "num_buckets is 0");
-    }
-    if (t == 0) {
-      first_num_buckets = num_buckets;
-      first_seed = table.seed;
-    } else if (t >= 32 || (first_num_buckets << t) != num_buckets) {
-      return Status::Corruption(where + "num_buckets " +
-                                std::to_string(num_buckets) + " is not 2^" +
-                                std::to_string(t) + " times table 0's " +
-                                std::to_string(first_num_buckets));
-    } else if (table.seed != first_seed) {
-      return Status::Corruption(where + "seed " + std::to_string(table.seed) +
-                                " differs from table 0's " +
-                                std::to_string(first_seed));
-    }
-    table.level = t;
-    const size_t slot_bytes =
-        PackedSlotsView::BytesFor(num_buckets, fingerprint_bits);
-    if (bytes.size() - pos < slot_bytes) {
-      return Status::Corruption(
-          where + "slots truncated: " + std::to_string(num_buckets) +
-          " buckets need " + std::to_string(slot_bytes) + " bytes, " +
-          std::to_string(bytes.size() - pos) + " remain");
-    }
-    table.slots = PackedSlotsView(data + pos, num_buckets, fingerprint_bits);
-    pos += slot_bytes;
-    if ((bytes.size() - pos) / kStashEntryBytes < stash_count) {
-      return Status::Corruption(
-          where + "stash truncated: " + std::to_string(stash_count) +
-          " entries need " + std::to_string(stash_count * kStashEntryBytes) +
-          " bytes, " + std::to_string(bytes.size() - pos) + " remain");
-    }
-    table.stash.resize(stash_count);
+    table.seed = l.seed;
+    table.level = static_cast<uint32_t>(t);
+    table.slots =
+        PackedSlotsView(data + l.slots_at, l.num_buckets, fingerprint_bits);
+    table.stash.resize(l.stash_count);
+    const uint8_t* entry = data + l.stash_at;
     for (StashEntry& e : table.stash) {
-      e.bucket = detail::LoadLittleEndian<uint32_t>(data + pos);
-      e.fingerprint = detail::LoadLittleEndian<uint32_t>(data + pos + 4);
-      pos += kStashEntryBytes;
-      if (e.bucket >= num_buckets) {
+      e.bucket = detail::LoadLittleEndian<uint32_t>(entry);
+      e.fingerprint = detail::LoadLittleEndian<uint32_t>(entry + 4);
+      entry += kStashEntryBytes;
+      if (e.bucket >= l.num_buckets) {
         return Status::Corruption(where + "stash bucket " +
                                   std::to_string(e.bucket) + " is not below " +
-                                  std::to_string(num_buckets));
+                                  std::to_string(l.num_buckets));
       }
       if (e.fingerprint == 0 || e.fingerprint > max_fingerprint) {
         return Status::Corruption(
@@ -125,10 +255,6 @@ Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
       }
     }
     view.tables_.push_back(std::move(table));
-  }
-  if (pos != bytes.size()) {
-    return Status::Corruption(std::to_string(bytes.size() - pos) +
-                              " trailing bytes after the last Cuckoo table");
   }
   *out = std::move(view);
   return Status::Ok();
@@ -176,6 +302,20 @@ void CuckooView::may_contain_batch(const uint64_t* hashes, size_t count,
       for (size_t i = 0; i < n; ++i) results[start + i] |= hit[i];
     }
   }
+}
+
+bool CuckooView::StaticShapeOf(detail::cuckoo::StaticShape* shape) const {
+  if (tables_.size() != 1 || version_ < kFirstTrailerVersion) return false;
+  const Table& t = tables_[0];
+  if (!t.stash.empty() || !t.slots.HasWordBuckets()) return false;
+  shape->slots = t.slots.data();
+  shape->num_buckets = t.slots.num_buckets();
+  shape->seed = t.seed;
+  shape->fingerprint_bits = fingerprint_bits_;
+  shape->fingerprint_range =
+      static_cast<uint32_t>((uint64_t{1} << fingerprint_bits_) - 1);
+  shape->lanes = detail::cuckoo::WordLanes::For(fingerprint_bits_);
+  return true;
 }
 
 uint32_t CuckooView::fingerprint_bits() const { return fingerprint_bits_; }

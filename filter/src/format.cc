@@ -2,7 +2,17 @@
 
 #include <string>
 
+#include "sstfilter/detail/endian.h"
+#include "sstfilter/hash.h"
+
 namespace sstfilter {
+namespace {
+
+bool IsMagic(const char* tag) {
+  return tag[0] == kFormatMagic[0] && tag[1] == kFormatMagic[1];
+}
+
+}  // namespace
 
 const char* FilterKindName(FilterKind kind) {
   switch (kind) {
@@ -15,36 +25,71 @@ const char* FilterKindName(FilterKind kind) {
 }
 
 Status PeekFormat(std::string_view bytes, FilterKind* kind, uint8_t* version) {
-  if (bytes.size() < kFormatPrefixSize) {
+  if (bytes.size() < kFormatTagSize) {
     return Status::Corruption("filter is " + std::to_string(bytes.size()) +
-                              " bytes, shorter than its 4-byte prefix");
+                              " bytes, shorter than its 4-byte tag");
   }
-  if (bytes[0] != kFormatMagic[0] || bytes[1] != kFormatMagic[1]) {
-    return Status::Corruption("filter does not start with the magic \"SF\"");
+  const char* suffix = bytes.data() + bytes.size() - kFormatTagSize;
+  const char* tag = nullptr;
+  if (IsMagic(suffix) &&
+      static_cast<uint8_t>(suffix[3]) >= kFirstTrailerVersion) {
+    tag = suffix;
+  } else if (IsMagic(bytes.data())) {
+    tag = bytes.data();
+  } else {
+    return Status::Corruption(
+        "filter has the magic \"SF\" at neither its start nor its end");
   }
-  *kind = static_cast<FilterKind>(static_cast<uint8_t>(bytes[2]));
-  *version = static_cast<uint8_t>(bytes[3]);
+  *kind = static_cast<FilterKind>(static_cast<uint8_t>(tag[2]));
+  *version = static_cast<uint8_t>(tag[3]);
   return Status::Ok();
 }
 
-Status CheckFormat(std::string_view bytes, FilterKind expected,
-                   uint8_t version) {
-  FilterKind kind;
-  uint8_t stored_version;
-  Status s = PeekFormat(bytes, &kind, &stored_version);
-  if (!s.ok()) return s;
+bool HasV1Tag(std::string_view bytes, FilterKind kind) {
+  return bytes.size() >= kFormatTagSize && IsMagic(bytes.data()) &&
+         static_cast<uint8_t>(bytes[2]) == static_cast<uint8_t>(kind) &&
+         bytes[3] == 1;
+}
+
+Status CheckKindAndVersion(FilterKind kind, uint8_t version,
+                           FilterKind expected) {
   const std::string name = FilterKindName(expected);
   if (kind != expected) {
     return Status::InvalidArgument("not a " + name + " filter (kind " +
                                    FilterKindName(kind) + ")");
   }
-  if (stored_version != version) {
+  if (version < 1 || version > kCurrentFormatVersion) {
     return Status::NotSupported(name + " format version " +
-                                std::to_string(stored_version) +
-                                " is unknown (this build reads version " +
-                                std::to_string(version) + ")");
+                                std::to_string(version) +
+                                " is unknown (this build reads versions 1 to " +
+                                std::to_string(kCurrentFormatVersion) + ")");
   }
   return Status::Ok();
+}
+
+uint32_t MetadataChecksum(std::string_view bytes) {
+  return static_cast<uint32_t>(HashKey(bytes));
+}
+
+Status VerifyMetadataChecksum(std::string_view metadata,
+                              const char* kind_name) {
+  const uint32_t stored = detail::LoadLittleEndian<uint32_t>(metadata.data());
+  if (stored != MetadataChecksum(metadata.substr(4))) {
+    return Status::Corruption(std::string(kind_name) +
+                              " metadata checksum mismatch: the filter's "
+                              "parameters are damaged");
+  }
+  return Status::Ok();
+}
+
+void SealMetadata(FilterKind kind, uint8_t* metadata, uint8_t* out) {
+  out[0] = kFormatMagic[0];
+  out[1] = kFormatMagic[1];
+  out[2] = static_cast<uint8_t>(kind);
+  out[3] = kCurrentFormatVersion;
+  const std::string_view rest(reinterpret_cast<const char*>(metadata + 4),
+                              static_cast<size_t>(out + 4 - (metadata + 4)));
+  detail::StoreLittleEndian<uint32_t>(metadata, MetadataChecksum(rest));
 }
 
 }  // namespace sstfilter

@@ -1,11 +1,9 @@
 #include "sstfilter/hash.h"
 
-#include <xxhash.h>
+#include "sstfilter/detail/hash_inline.h"
 
 namespace sstfilter {
 
-uint64_t HashKey(std::string_view key) {
-  return XXH3_64bits(key.data(), key.size());
-}
+uint64_t HashKey(std::string_view key) { return detail::HashKeyInline(key); }
 
 }  // namespace sstfilter

@@ -9,12 +9,16 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
+#include "sstfilter/detail/blocked_bloom_probe.h"
+#include "sstfilter/detail/cuckoo_probe.h"
+#include "sstfilter/detail/hash_inline.h"
+#include "sstfilter/filter_view.h"
 #include "sstfilter/hash.h"
+#include "sstfilter/simd.h"
 
 namespace sstfilter::rocksdb_plugin {
 namespace {
@@ -73,48 +77,9 @@ class HashChunks {
   std::atomic<size_t> size_{0};
 };
 
-// A parsed filter of either kind.
-class AnyView {
- public:
-  static Status Parse(std::string_view bytes, AnyView* out) {
-    FilterKind kind;
-    uint8_t version;
-    Status s = PeekFormat(bytes, &kind, &version);
-    if (!s.ok()) return s;
-    switch (kind) {
-      case FilterKind::kBlockedBloom:
-        return ParseAs<BlockedBloomView>(bytes, out);
-      case FilterKind::kCuckoo:
-        return ParseAs<CuckooView>(bytes, out);
-    }
-    return Status::NotSupported("unknown filter kind " +
-                                std::to_string(static_cast<int>(kind)));
-  }
-
-  bool may_contain(uint64_t hash) const {
-    return std::visit([hash](const auto& v) { return v.may_contain(hash); },
-                      view_);
-  }
-  void may_contain_batch(const uint64_t* hashes, size_t count,
-                         bool* results) const {
-    std::visit(
-        [&](const auto& v) { v.may_contain_batch(hashes, count, results); },
-        view_);
-  }
-
- private:
-  template <class View>
-  static Status ParseAs(std::string_view bytes, AnyView* out) {
-    View view;
-    Status s = View::Parse(bytes, &view);
-    if (s.ok()) out->view_ = std::move(view);
-    return s;
-  }
-
-  std::variant<BlockedBloomView, CuckooView> view_;
-};
-
-std::string_view ToView(const Slice& s) { return s.ToStringView(); }
+std::string_view ToView(const Slice& s) {
+  return std::string_view(s.data(), s.size());
+}
 
 class AlwaysMayMatchReader : public FilterBitsReader {
  public:
@@ -124,32 +89,123 @@ class AlwaysMayMatchReader : public FilterBitsReader {
   }
 };
 
-class ViewReader : public FilterBitsReader {
- public:
-  explicit ViewReader(AnyView view) : view_(std::move(view)) {}
+// Hashes up to kHashGroup keys of a MultiGet batch at a time (MultiGet
+// batches are at most 32 keys) and hands them to `probe`.
+constexpr int kHashGroup = 64;
+template <typename Probe>
+inline void ForEachHashGroup(int num_keys, Slice** keys, bool* may_match,
+                             Probe&& probe) {
+  uint64_t hashes[kHashGroup];
+  for (int start = 0; start < num_keys; start += kHashGroup) {
+    const int count = std::min(kHashGroup, num_keys - start);
+    for (int i = 0; i < count; ++i) {
+      hashes[i] = detail::HashKeyInline(ToView(*keys[start + i]));
+    }
+    probe(hashes, static_cast<size_t>(count), may_match + start);
+  }
+}
 
-  bool MayMatch(const Slice& key) override {
-    return view_.may_contain(HashKey(ToView(key)));
+// The readers below are chosen once per block, by kind, layout and SIMD
+// path, so that MayMatch hashes and probes inline: no variant, no run-time
+// CPU check and no call per key, as RocksDB's FastLocalBloomBitsReader
+// (filter_policy.cc) does. The AVX2 instantiations are compiled for AVX2
+// (SSTFILTER_AVX2_FLATTEN) and made only when the CPU has it.
+
+template <typename LineOps>
+class BlockedBloomReader final : public FilterBitsReader {
+ public:
+  explicit BlockedBloomReader(const detail::BloomShape& shape)
+      : shape_(shape) {}
+  bool MayMatch(const Slice& key) override;
+  void MayMatch(int num_keys, Slice** keys, bool* may_match) override;
+
+ private:
+  bool MatchOne(const Slice& key) const {
+    return detail::MayContain<LineOps>(shape_,
+                                       detail::HashKeyInline(ToView(key)));
+  }
+  void MatchBatch(int num_keys, Slice** keys, bool* may_match) const {
+    ForEachHashGroup(num_keys, keys, may_match,
+                     [this](const uint64_t* hashes, size_t n, bool* out) {
+                       detail::MayContainBatch<LineOps>(shape_, hashes, n, out);
+                     });
   }
 
-  // Hashes a group of keys, then lets the view prefetch and probe them
-  // together. MultiGet batches are at most 32 keys, one group.
+  const detail::BloomShape shape_;
+};
+
+template <typename LineOps>
+bool BlockedBloomReader<LineOps>::MayMatch(const Slice& key) {
+  return MatchOne(key);
+}
+template <typename LineOps>
+void BlockedBloomReader<LineOps>::MayMatch(int num_keys, Slice** keys,
+                                           bool* may_match) {
+  MatchBatch(num_keys, keys, may_match);
+}
+#if defined(SSTFILTER_HAVE_AVX2_OPS)
+template <>
+SSTFILTER_AVX2_FLATTEN bool BlockedBloomReader<detail::Avx2LineOps>::MayMatch(
+    const Slice& key) {
+  return MatchOne(key);
+}
+template <>
+SSTFILTER_AVX2_FLATTEN void BlockedBloomReader<detail::Avx2LineOps>::MayMatch(
+    int num_keys, Slice** keys, bool* may_match) {
+  MatchBatch(num_keys, keys, may_match);
+}
+#endif
+
+// The common static cuckoo filter (cuckoo_probe.h's StaticShape).
+class StaticCuckooReader final : public FilterBitsReader {
+ public:
+  explicit StaticCuckooReader(const detail::cuckoo::StaticShape& shape)
+      : shape_(shape) {}
+  bool MayMatch(const Slice& key) override {
+    return detail::cuckoo::StaticMayContain(shape_,
+                                            detail::HashKeyInline(ToView(key)));
+  }
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
-    constexpr int kGroup = 64;
-    uint64_t hashes[kGroup];
-    for (int start = 0; start < num_keys; start += kGroup) {
-      const int count = std::min(kGroup, num_keys - start);
-      for (int i = 0; i < count; ++i) {
-        hashes[i] = HashKey(ToView(*keys[start + i]));
-      }
-      view_.may_contain_batch(hashes, static_cast<size_t>(count),
-                              may_match + start);
-    }
+    ForEachHashGroup(num_keys, keys, may_match,
+                     [this](const uint64_t* hashes, size_t n, bool* out) {
+                       detail::cuckoo::StaticMayContainBatch(shape_, hashes, n,
+                                                             out);
+                     });
   }
 
  private:
-  const AnyView view_;
+  const detail::cuckoo::StaticShape shape_;
 };
+
+// Any other filter (a cuckoo chain or stash, wide fingerprints, format v1
+// cuckoo): through the view.
+class ViewReader final : public FilterBitsReader {
+ public:
+  explicit ViewReader(FilterView view) : view_(std::move(view)) {}
+  bool MayMatch(const Slice& key) override {
+    return view_.may_contain(detail::HashKeyInline(ToView(key)));
+  }
+  void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
+    ForEachHashGroup(num_keys, keys, may_match,
+                     [this](const uint64_t* hashes, size_t n, bool* out) {
+                       view_.may_contain_batch(hashes, n, out);
+                     });
+  }
+
+ private:
+  const FilterView view_;
+};
+
+FilterBitsReader* NewBlockedBloomReader(const BlockedBloomView& view) {
+  const detail::BloomShape shape =
+      detail::BloomShape::Of(view.lines(), view.params());
+#if defined(SSTFILTER_HAVE_AVX2_OPS)
+  if (ActiveSimdPath() == SimdPath::kAvx2) {
+    return new BlockedBloomReader<detail::Avx2LineOps>(shape);
+  }
+#endif
+  return new BlockedBloomReader<detail::ScalarLineOps>(shape);
+}
 
 class Builder : public BitsBuilder {
  public:
@@ -158,7 +214,7 @@ class Builder : public BitsBuilder {
   void AddKey(const Slice& key) override {
     // Keys arrive sorted, so equal keys (and, before RocksDB 9.6, a prefix
     // repeated by consecutive keys) are adjacent.
-    const uint64_t hash = HashKey(ToView(key));
+    const uint64_t hash = detail::HashKeyInline(ToView(key));
     if (hash != hashes_.last()) hashes_.push_back(hash);
   }
 
@@ -166,8 +222,8 @@ class Builder : public BitsBuilder {
   // filter_policy.cc). The alt goes first, so that the last entry added is
   // the key whenever the key is new.
   void AddKeyAndAlt(const Slice& key, const Slice& alt) override {
-    const uint64_t key_hash = HashKey(ToView(key));
-    const uint64_t alt_hash = HashKey(ToView(alt));
+    const uint64_t key_hash = detail::HashKeyInline(ToView(key));
+    const uint64_t alt_hash = detail::HashKeyInline(ToView(alt));
     const std::optional<uint64_t> last = hashes_.last();
     const std::optional<uint64_t> previous_alt = previous_alt_hash_;
     if (alt_hash != previous_alt && alt_hash != key_hash && alt_hash != last) {
@@ -233,8 +289,8 @@ class Builder : public BitsBuilder {
   // for every hash it was built from (as RocksDB's own builders do).
   ROCKSDB_NAMESPACE::Status MaybePostVerify(const Slice& content) override {
     if (!config_.post_verify) return ROCKSDB_NAMESPACE::Status::OK();
-    AnyView view;
-    const Status parsed = AnyView::Parse(ToView(content), &view);
+    FilterView view;
+    const Status parsed = FilterView::Parse(ToView(content), &view);
     bool all_found = parsed.ok();
     if (all_found) {
       bool found[HashChunks::kChunkHashes];
@@ -268,9 +324,9 @@ class Builder : public BitsBuilder {
       return StaticCuckooFpr(num_entries, bytes, config_.fingerprint_bits);
     }
     BlockedBloomParams params = BloomParams(num_entries);
-    params.num_lines = bytes < BlockedBloomParams::kHeaderBytes
+    params.num_lines = bytes < BlockedBloomParams::kMetadataBytes
                            ? 0
-                           : (bytes - BlockedBloomParams::kHeaderBytes) /
+                           : (bytes - BlockedBloomParams::kMetadataBytes) /
                                  BlockedBloomParams::kLineBytes;
     if (params.num_lines == 0) return num_entries == 0 ? 0.0 : 1.0;
     return params.EstimatedFpr(num_entries);
@@ -335,9 +391,16 @@ BitsBuilder* NewBitsBuilder(const BuilderConfig& config) {
 }
 
 FilterBitsReader* NewBitsReader(const Slice& contents) {
-  AnyView view;
-  if (!AnyView::Parse(ToView(contents), &view).ok()) {
+  FilterView view;
+  if (!FilterView::Parse(ToView(contents), &view).ok()) {
     return new AlwaysMayMatchReader();
+  }
+  if (const BlockedBloomView* bloom = view.blocked_bloom()) {
+    return NewBlockedBloomReader(*bloom);
+  }
+  detail::cuckoo::StaticShape shape;
+  if (view.cuckoo()->StaticShapeOf(&shape)) {
+    return new StaticCuckooReader(shape);
   }
   return new ViewReader(std::move(view));
 }

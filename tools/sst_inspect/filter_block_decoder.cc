@@ -6,6 +6,7 @@
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/detail/endian.h"
+#include "sstfilter/filter_view.h"
 #include "sstfilter/format.h"
 
 namespace sstfilter::sst {
@@ -63,61 +64,50 @@ void SetOneLineBloomFigures(std::string_view lines, size_t line_bytes,
   info->fpr = LineHitChance(lines, line_bytes, num_probes);
 }
 
+void DescribeView(const BlockedBloomView& view, FilterBlockInfo* info) {
+  const BlockedBloomParams& params = view.params();
+  info->params = {
+      {"num_probes", params.num_probes},
+      {"lines_per_key", params.lines_per_key},
+      {"num_lines", static_cast<int64_t>(params.num_lines)},
+  };
+  info->keys = view.num_keys();
+  info->occupancy_name = "fill";
+  info->occupancy = view.fill_ratio();
+  // A key's probes go to two independent lines (blocked_bloom.h).
+  const std::string_view lines(
+      reinterpret_cast<const char*>(view.lines()),
+      params.num_lines * BlockedBloomParams::kLineBytes);
+  info->fpr = LineHitChance(lines, BlockedBloomParams::kLineBytes,
+                            params.ProbesInLine(0)) *
+              LineHitChance(lines, BlockedBloomParams::kLineBytes,
+                            params.ProbesInLine(1));
+}
+
+void DescribeView(const CuckooView& view, FilterBlockInfo* info) {
+  info->params = {
+      {"fingerprint_bits", view.fingerprint_bits()},
+      {"slots_per_bucket", CuckooLimits::kSlotsPerBucket},
+      {"num_buckets", static_cast<int64_t>(view.num_buckets())},
+      {"num_tables", view.num_tables()},
+  };
+  info->keys = view.num_items();
+  info->occupancy_name = "load";
+  info->occupancy = view.load();
+  info->fpr = view.EstimatedFpr();
+}
+
 Status DescribeSstfilter(std::string_view bytes, FilterBlockInfo* info) {
-  FilterKind kind;
-  uint8_t version;
-  Status s = PeekFormat(bytes, &kind, &version);
+  FilterView view;
+  Status s = FilterView::Parse(bytes, &view);
   if (!s.ok()) return s;
   info->family = "sstfilter";
-  info->kind = FilterKindName(kind);
-  info->version = version;
+  info->kind = FilterKindName(view.kind());
+  info->version = view.format_version();
   info->bytes = bytes.size();
-  switch (kind) {
-    case FilterKind::kBlockedBloom: {
-      BlockedBloomView view;
-      s = BlockedBloomView::Parse(bytes, &view);
-      if (!s.ok()) return s;
-      const BlockedBloomParams& params = view.params();
-      info->params = {
-          {"num_probes", params.num_probes},
-          {"lines_per_key", params.lines_per_key},
-          {"num_lines", static_cast<int64_t>(params.num_lines)},
-      };
-      info->keys_known = true;
-      info->keys = view.num_keys();
-      info->occupancy_name = "fill";
-      info->occupancy = view.fill_ratio();
-      // A key's probes go to two independent lines (blocked_bloom.h).
-      const std::string_view lines =
-          bytes.substr(BlockedBloomParams::kHeaderBytes,
-                       params.num_lines * BlockedBloomParams::kLineBytes);
-      info->fpr = LineHitChance(lines, BlockedBloomParams::kLineBytes,
-                                params.ProbesInLine(0)) *
-                  LineHitChance(lines, BlockedBloomParams::kLineBytes,
-                                params.ProbesInLine(1));
-      return Status::Ok();
-    }
-    case FilterKind::kCuckoo: {
-      CuckooView view;
-      s = CuckooView::Parse(bytes, &view);
-      if (!s.ok()) return s;
-      info->params = {
-          {"fingerprint_bits", view.fingerprint_bits()},
-          {"slots_per_bucket", CuckooLimits::kSlotsPerBucket},
-          {"num_buckets", static_cast<int64_t>(view.num_buckets())},
-          {"num_tables", view.num_tables()},
-      };
-      info->keys_known = true;
-      info->keys = view.num_items();
-      info->occupancy_name = "load";
-      info->occupancy = view.load();
-      info->fpr = view.EstimatedFpr();
-      return Status::Ok();
-    }
-  }
-  return Status::NotSupported(
-      "sstfilter filter kind " + std::to_string(static_cast<int>(kind)) +
-      " (version " + std::to_string(version) + ") is unknown to this tool");
+  info->keys_known = true;
+  view.Visit([info](const auto& kind_view) { DescribeView(kind_view, info); });
+  return Status::Ok();
 }
 
 // Marker -1: "new Bloom", of which sub-implementation 0 with 64-byte blocks

@@ -18,18 +18,24 @@
 //              9 bits of a 32-bit multiplicative hash of the line's g.
 // Any line count works, not only powers of two.
 //
-// Serialized format (kind 1, version 1), little-endian:
-//   offset  size  field
-//   0       2     magic "SF"
-//   2       1     kind = 1 (FilterKind::kBlockedBloom)
-//   3       1     version = 1
-//   4       1     num_probes (total over the key's lines), 1..16
-//   5       1     lines_per_key, 1 or 2
-//   6       2     reserved, zero
-//   8       8     num_lines (u64)
-//   16      8     num_keys added (u64; informational, not used by queries)
-//   24      64*num_lines   the lines; bit p of a line is bit (p & 7) of its
-//                          byte (p >> 3)
+// Serialized format (kind 1), little-endian. Version 2, written today:
+//   offset       size  field
+//   0            64*L  the L = num_lines lines; bit p of a line is bit
+//                      (p & 7) of its byte (p >> 3)
+//   64L          4     metadata checksum: MetadataChecksum (format.h) of
+//                      bytes 64L+4 .. 64L+28
+//   64L+4        1     num_probes (total over the key's lines), 1..16
+//   64L+5        1     lines_per_key, 1 or 2
+//   64L+6        2     reserved, zero
+//   64L+8        8     num_lines L (u64; must match the block's size)
+//   64L+16       8     num_keys added (u64; informational, not used by
+//                      queries)
+//   64L+24       4     tag: "SF", kind = 1, version = 2
+// Version 1 (read forever, written until sstfilter's format v2) had the
+// same fields first and no checksum:
+//   0 "SF" | 2 kind = 1 | 3 version = 1 | 4 num_probes | 5 lines_per_key |
+//   6 reserved (2) | 8 num_lines (u64) | 16 num_keys (u64) | 24 the lines
+// The lines, and so every answer, are the same in both versions.
 // A filter with num_lines = 0 holds no keys and answers "no" to everything.
 #pragma once
 
@@ -38,6 +44,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sstfilter/format.h"
 #include "sstfilter/status.h"
 
 namespace sstfilter {
@@ -46,7 +53,8 @@ namespace sstfilter {
 // ForTargetFpr; the fields are public so tools can report them.
 struct BlockedBloomParams {
   static constexpr size_t kLineBytes = 64;
-  static constexpr size_t kHeaderBytes = 24;
+  // The v2 metadata after the lines (checksum, fields and tag).
+  static constexpr size_t kMetadataBytes = 28;
   static constexpr uint32_t kMaxProbes = 16;
 
   uint64_t num_lines = 0;
@@ -78,9 +86,9 @@ struct BlockedBloomParams {
   // InvalidArgument, with the reason, unless every field is in range.
   Status Validate() const;
 
-  // Bytes of the serialized filter: header plus lines.
+  // Bytes of the serialized filter: lines plus metadata.
   size_t SerializedSize() const {
-    return kHeaderBytes + static_cast<size_t>(num_lines) * kLineBytes;
+    return static_cast<size_t>(num_lines) * kLineBytes + kMetadataBytes;
   }
 
   // Expected false-positive rate once `num_keys` distinct keys are added,
@@ -95,7 +103,8 @@ class BlockedBloomView {
  public:
   BlockedBloomView() = default;
 
-  // Checks the header and the length. Never reads past `bytes`.
+  // Checks the metadata (and its checksum, in v2) and the length, for
+  // either format version. Never reads past `bytes`.
   static Status Parse(std::string_view bytes, BlockedBloomView* out);
 
   // False only if the hash (or key) was certainly never added.
@@ -109,6 +118,9 @@ class BlockedBloomView {
                         bool* results) const;
 
   const BlockedBloomParams& params() const { return params_; }
+  // The first line (64 * num_lines bytes), inside the parsed bytes.
+  const uint8_t* lines() const { return lines_; }
+  uint8_t format_version() const { return version_; }
   uint64_t num_keys() const { return num_keys_; }
   size_t size_bytes() const { return params_.SerializedSize(); }
   double EstimatedFpr() const { return params_.EstimatedFpr(num_keys_); }
@@ -120,6 +132,7 @@ class BlockedBloomView {
   const uint8_t* lines_ = nullptr;
   BlockedBloomParams params_;
   uint64_t num_keys_ = 0;
+  uint8_t version_ = kCurrentFormatVersion;
 };
 
 // Writes a filter into a buffer the caller owns (the RocksDB builder hands
@@ -127,7 +140,7 @@ class BlockedBloomView {
 // params.SerializedSize() bytes and outlive the writer.
 class BlockedBloomWriter {
  public:
-  // Writes the header and clears the lines. `params` must Validate().
+  // Clears the lines and writes the metadata. `params` must Validate().
   BlockedBloomWriter(const BlockedBloomParams& params, uint8_t* out);
 
   // Adds hashes, prefetching lines ahead; the same bits on every SIMD path.

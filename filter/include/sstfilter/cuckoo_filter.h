@@ -29,26 +29,32 @@
 // (Independent seeds or sizes per table would let erase remove another
 // item's only copy, a false negative.)
 //
-// Serialized format (kind 2, version 1), little-endian:
+// Serialized format (kind 2), little-endian. Version 2, written today:
 //   offset  size  field
-//   0       2     magic "SF"
-//   2       1     kind = 2 (FilterKind::kCuckoo)
-//   3       1     version = 1
-//   4       1     fingerprint_bits f, 4..32
-//   5       1     slots_per_bucket, = 4
-//   6       1     num_tables T, 0..64 (0: empty filter, answers "no";
-//                 the doubling rule allows at most 32)
-//   7       1     reserved, zero
-//   then T tables, each:
-//   +0      4     num_buckets m (u32, >= 1; m_0 * 2^t in table t)
-//   +4      4     seed s (u32; the same in every table)
-//   +8      4     stash_count (u32)
-//   +12     ceil(m * 4 * f / 8)   slots: slot j of bucket i is the f-bit
-//                 field at bit (i*4 + j) * f of this little-endian bit
-//                 stream (bit k is bit k%8 of byte k/8)
-//   then    8 * stash_count       stash entries: u32 bucket, u32 fingerprint
-// A static filter (the SST case) is one table with an empty stash: 20 bytes
-// of header. A dynamic filter that grew is a chain of tables.
+//   0       the slots of table 0, then of table 1, ..., table t taking
+//           ceil(m_t * 4 * f / 8) bytes: slot j of bucket i is the f-bit
+//           field at bit (i*4 + j) * f of this little-endian bit stream
+//           (bit k is bit k%8 of byte k/8)
+//   then    8 * stash_count per table, table 0's first: stash entries,
+//           u32 bucket, u32 fingerprint
+//   then    the metadata, 12 + 12 * T bytes, ending the block:
+//     +0       4   checksum: MetadataChecksum (format.h) of the rest of
+//                  the metadata
+//     +4       12  per table t < T: num_buckets m (u32, >= 1; m_0 * 2^t),
+//                  seed s (u32; the same in every table), stash_count (u32)
+//     end-8    1   fingerprint_bits f, 4..32
+//     end-7    1   slots_per_bucket, = 4
+//     end-6    1   num_tables T, 0..64 (0: empty filter, answers "no";
+//                  the doubling rule allows at most 32)
+//     end-5    1   reserved, zero
+//     end-4    4   tag: "SF", kind = 2, version = 2
+// Since the metadata follows the slots, an 8-byte load at any bucket stays
+// inside the block. Version 1 (read forever) had the fields first:
+//   0 "SF" | 2 kind = 2 | 3 version = 1 | 4 f | 5 slots_per_bucket |
+//   6 T | 7 reserved | then per table: its 12-byte record, its slots,
+//   its stash entries; no checksum.
+// A static filter (the SST case) is one table with an empty stash: 24 bytes
+// of metadata. A dynamic filter that grew is a chain of tables.
 #pragma once
 
 #include <cstddef>
@@ -58,9 +64,14 @@
 #include <string_view>
 #include <vector>
 
+#include "sstfilter/format.h"
 #include "sstfilter/status.h"
 
 namespace sstfilter {
+
+namespace detail::cuckoo {
+struct StaticShape;  // sstfilter/detail/cuckoo_probe.h
+}  // namespace detail::cuckoo
 
 struct CuckooLimits {
   static constexpr uint32_t kSlotsPerBucket = 4;
@@ -137,6 +148,11 @@ class CuckooView {
 
   uint32_t fingerprint_bits() const;
   uint32_t num_tables() const;
+  uint8_t format_version() const { return version_; }
+  // For readers that probe inline (cuckoo_probe.h): true, with the shape,
+  // if this is the common static filter (one table, no stash,
+  // fingerprint_bits <= 16, format v2); false otherwise.
+  bool StaticShapeOf(detail::cuckoo::StaticShape* shape) const;
   uint64_t num_buckets() const;  // over all tables
   size_t size_bytes() const;
   // The statistics below scan every slot (they are for tools and tests).
@@ -152,6 +168,7 @@ class CuckooView {
   std::vector<Table> tables_;
   uint32_t fingerprint_bits_ = 0;
   size_t size_bytes_ = 0;
+  uint8_t version_ = kCurrentFormatVersion;
 };
 
 // A dynamic cuckoo filter: add, erase, may_contain.

@@ -1,11 +1,20 @@
-// sstfilter/format.h: what every serialized sstfilter filter starts with.
+// sstfilter/format.h: how every serialized sstfilter filter says what it is.
 //
-// All formats are little-endian and begin with the same four bytes:
+// Every filter carries a 4-byte tag, little-endian:
 //   byte 0-1  magic "SF"
 //   byte 2    FilterKind
 //   byte 3    format version of that kind
-// The rest is described next to the code of each kind:
-// blocked_bloom.h (kind 1) and cuckoo_filter.h (kind 2).
+// Version 1 puts the tag and the metadata first. Version 2 and later put the
+// payload (Bloom lines, cuckoo buckets) at byte 0 and the metadata after it,
+// ending with a 4-byte checksum-first metadata record and the tag as the
+// block's last 4 bytes, as RocksDB's own filter formats keep their metadata
+// in a trailer (filter_policy.cc). Whenever the block starts 64-byte
+// aligned, every Bloom line is then one cache line. The metadata of v2
+// begins with MetadataChecksum of the rest of it (through the tag), so a
+// damaged header reads as Corruption, never as a different filter.
+// The layouts are described next to the code of each kind:
+// blocked_bloom.h (kind 1) and cuckoo_filter.h (kind 2); filter_view.h
+// parses any of them.
 #pragma once
 
 #include <cstddef>
@@ -22,18 +31,42 @@ enum class FilterKind : uint8_t {
 };
 
 inline constexpr char kFormatMagic[2] = {'S', 'F'};
-inline constexpr size_t kFormatPrefixSize = 4;
+inline constexpr size_t kFormatTagSize = 4;
+// The first version whose tag is a suffix.
+inline constexpr uint8_t kFirstTrailerVersion = 2;
+// The version every kind writes.
+inline constexpr uint8_t kCurrentFormatVersion = 2;
 
 // Human-readable name of a kind ("BlockedBloom", "Cuckoo", "unknown").
 const char* FilterKindName(FilterKind kind);
 
-// Reads the 4-byte prefix. Corruption if `bytes` is too short or lacks the
-// magic; the kind and version are returned as stored, known or not.
+// Reads the tag: the last 4 bytes if they are "SF" with a version of 2 or
+// more, otherwise the first 4. Corruption if `bytes` is too short or has
+// the magic at neither end; the kind and version are returned as stored,
+// known or not.
 Status PeekFormat(std::string_view bytes, FilterKind* kind, uint8_t* version);
 
-// PeekFormat, then: InvalidArgument unless the kind is `expected`, and
-// NotSupported unless the version is `version`. Every Parse starts here.
-Status CheckFormat(std::string_view bytes, FilterKind expected,
-                   uint8_t version);
+// True if `bytes` starts with a version 1 tag of `kind`. A v2 block whose
+// trailer fails to parse is tried as v1 when this holds: a v1 block may end
+// in bytes that look like a v2 tag (about 1 in 2^32 blocks).
+bool HasV1Tag(std::string_view bytes, FilterKind kind);
+
+// InvalidArgument unless `kind` is `expected`, NotSupported unless
+// 1 <= `version` <= kCurrentFormatVersion. Every Parse starts here.
+Status CheckKindAndVersion(FilterKind kind, uint8_t version,
+                           FilterKind expected);
+
+// The low 32 bits of XXH3-64 (seed 0) of `bytes`: the checksum a v2
+// filter's metadata starts with.
+uint32_t MetadataChecksum(std::string_view bytes);
+
+// Checks the checksum at the start of `metadata` (the v2 metadata record:
+// checksum, fields, tag). Corruption naming `kind_name` if it differs.
+Status VerifyMetadataChecksum(std::string_view metadata, const char* kind_name);
+
+// Writes the tag of `kind` (version kCurrentFormatVersion) at `out`, then
+// the checksum of [metadata + 4, out + 4) at `metadata`: the last step of
+// every v2 writer.
+void SealMetadata(FilterKind kind, uint8_t* metadata, uint8_t* out);
 
 }  // namespace sstfilter

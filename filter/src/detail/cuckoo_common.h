@@ -15,24 +15,26 @@
 
 #include "detail/cuckoo_packed_table.h"
 #include "sstfilter/cuckoo_filter.h"
+#include "sstfilter/detail/cuckoo_probe.h"
 #include "sstfilter/detail/endian.h"
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
 
 namespace sstfilter::detail::cuckoo {
 
-inline constexpr uint8_t kVersion = 1;
-inline constexpr size_t kHeaderBytes = 8;
-inline constexpr size_t kTableHeaderBytes = 12;
+// Format v1: an 8-byte filter header, then per table a 12-byte table header,
+// its slots and its stash.
+inline constexpr size_t kV1HeaderBytes = 8;
+inline constexpr size_t kTableHeaderBytes = 12;  // a table record, in v1 and v2
 inline constexpr size_t kStashEntryBytes = 8;
+// Format v2: every table's slots, the stashes, then the metadata: a 4-byte
+// checksum, a 12-byte record per table, 4 bytes of fields and the tag.
+inline constexpr size_t kMetadataFixedBytes = 12;
+inline size_t MetadataBytes(size_t num_tables) {
+  return kMetadataFixedBytes + kTableHeaderBytes * num_tables;
+}
 inline constexpr uint32_t kSlots = CuckooLimits::kSlotsPerBucket;
 inline constexpr uint64_t kMaxBuckets = std::numeric_limits<uint32_t>::max();
-// 2^64 / golden ratio, the usual odd constant to spread a small value (a
-// seed; a fingerprint, for the low bits of a chained table's alternate).
-inline constexpr uint64_t kSeedMultiplier = 0x9e3779b97f4a7c15ULL;
-// The multiplier of MurmurHash64A (Appleby): spreads a fingerprint before
-// FastRange64 picks R(fp) for the alternate bucket.
-inline constexpr uint64_t kAlternateMultiplier = 0xc6a4a7935bd1e995ULL;
 // Static sizing: a target load of 0.96 = 96 keys per 25 buckets of 4 slots,
 // below the ~0.98 threshold of 4-slot cuckoo hashing (Fan et al. report
 // 95.5% reached by random walks). Integer so that sizes are exact.
@@ -52,32 +54,14 @@ struct Location {
   uint32_t fingerprint;
 };
 
-// alternate_t(i, fp) of table `level` t of a chain (see the header):
-// (R_0(fp) - i) mod m_0 on the top bits, an fp-derived XOR on the low t.
-// Applying it twice gives i back.
-inline uint64_t AlternateBucket(uint64_t bucket, uint32_t fingerprint,
-                                uint64_t num_buckets, uint32_t level) {
-  const uint64_t base = num_buckets >> level;
-  const uint64_t high = bucket >> level;
-  const uint64_t r = FastRange64(fingerprint * kAlternateMultiplier, base);
-  const uint64_t alternate_high = r >= high ? r - high : r + base - high;
-  if (level == 0) return alternate_high;
-  const uint64_t flip = (fingerprint * kSeedMultiplier) >> (64 - level);
-  return (alternate_high << level) |
-         ((bucket ^ flip) & ((uint64_t{1} << level) - 1));
-}
-
 inline Location Locate(uint64_t hash, uint32_t seed, uint32_t level,
                        const PackedSlotsView& slots) {
-  const uint64_t hs =
-      seed == 0 ? hash : Remix64(hash ^ (seed * kSeedMultiplier));
   const uint64_t m = slots.num_buckets();
-  const uint32_t fp_range =
-      static_cast<uint32_t>((uint64_t{1} << slots.fingerprint_bits()) - 1);
-  const uint32_t fingerprint =
-      1 + FastRange32(static_cast<uint32_t>(hs), fp_range);
-  const uint64_t bucket = FastRange64(hs, m);
-  return {bucket, AlternateBucket(bucket, fingerprint, m, level), fingerprint};
+  const BucketAndFingerprint bf = SplitHash(
+      hash, seed, m,
+      static_cast<uint32_t>((uint64_t{1} << slots.fingerprint_bits()) - 1));
+  return {bf.bucket, AlternateBucket(bf.bucket, bf.fingerprint, m, level),
+          bf.fingerprint};
 }
 
 inline bool StashMatches(const StashEntry& e, const Location& loc) {
@@ -178,30 +162,42 @@ inline uint64_t StaticBuckets(uint64_t num_keys) {
   return static_cast<uint64_t>(m);
 }
 
-inline void AppendHeader(std::string* out, uint32_t fingerprint_bits,
-                         size_t num_tables) {
-  out->push_back(kFormatMagic[0]);
-  out->push_back(kFormatMagic[1]);
-  out->push_back(static_cast<char>(FilterKind::kCuckoo));
-  out->push_back(static_cast<char>(kVersion));
-  out->push_back(static_cast<char>(fingerprint_bits));
-  out->push_back(static_cast<char>(kSlots));
-  out->push_back(static_cast<char>(num_tables));
-  out->push_back(0);  // reserved
-}
-
 inline void AppendU32(std::string* out, uint32_t v) {
   char buf[4];
   detail::StoreLittleEndian<uint32_t>(buf, v);
   out->append(buf, sizeof(buf));
 }
 
-inline void AppendTable(std::string* out, const PackedSlotsView& slots,
-                        uint32_t seed, const std::vector<StashEntry>& stash) {
-  AppendU32(out, static_cast<uint32_t>(slots.num_buckets()));
-  AppendU32(out, seed);
-  AppendU32(out, static_cast<uint32_t>(stash.size()));
-  out->append(reinterpret_cast<const char*>(slots.data()), slots.size_bytes());
+// One table's record in the metadata.
+struct TableRecord {
+  uint32_t num_buckets;
+  uint32_t seed;
+  uint32_t stash_count;
+};
+
+// Appends the v2 metadata of a filter whose slots and stashes `out` already
+// holds: the last step of every writer.
+inline void AppendMetadata(std::string* out, uint32_t fingerprint_bits,
+                           const std::vector<TableRecord>& tables) {
+  const size_t at = out->size();
+  AppendU32(out, 0);  // the checksum, sealed below
+  for (const TableRecord& t : tables) {
+    AppendU32(out, t.num_buckets);
+    AppendU32(out, t.seed);
+    AppendU32(out, t.stash_count);
+  }
+  out->push_back(static_cast<char>(fingerprint_bits));
+  out->push_back(static_cast<char>(kSlots));
+  out->push_back(static_cast<char>(tables.size()));
+  out->push_back(0);  // reserved
+  out->append(kFormatTagSize, '\0');
+  auto* meta = reinterpret_cast<uint8_t*>(&(*out)[at]);
+  SealMetadata(FilterKind::kCuckoo, meta,
+               reinterpret_cast<uint8_t*>(&(*out)[out->size() - 4]));
+}
+
+inline void AppendStash(std::string* out,
+                        const std::vector<StashEntry>& stash) {
   for (const StashEntry& e : stash) {
     AppendU32(out, e.bucket);
     AppendU32(out, e.fingerprint);

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "sstfilter/cuckoo_filter.h"
+#include "sstfilter/detail/cuckoo_probe.h"
 #include "sstfilter/detail/endian.h"
 
 namespace sstfilter::detail {
@@ -58,11 +59,9 @@ class PackedSlotsView {
         num_buckets_(num_buckets),
         bits_(fingerprint_bits),
         mask_(static_cast<uint32_t>((uint64_t{1} << fingerprint_bits) - 1)) {
-    for (uint32_t j = 0; j < kSlots && fingerprint_bits <= kMaxWordBucketBits;
-         ++j) {
-      lane_low_ |= uint64_t{1} << (j * fingerprint_bits);
+    if (fingerprint_bits <= kMaxWordBucketBits) {
+      lanes_ = cuckoo::WordLanes::For(fingerprint_bits);
     }
-    lane_high_ = lane_low_ << (fingerprint_bits - 1);
   }
 
   const uint8_t* data() const { return data_; }
@@ -103,18 +102,12 @@ class PackedSlotsView {
   // Whether WordBucketsContain applies: f <= 16.
   bool HasWordBuckets() const { return bits_ <= kMaxWordBucketBits; }
 
-  // EitherBucketContains for f <= 16: one load per bucket and a SWAR
-  // zero-field test on word ^ broadcast(fp), both buckets in one branch. A
-  // field x is zero iff (x - 1) & ~x has its top bit, and borrows only move
-  // upward from a zero field, so the test is exact for "any field zero"
-  // (Mycroft's haszero trick, generalized from bytes to f-bit fields).
+  // EitherBucketContains for f <= 16: one load per bucket and the SWAR
+  // test of cuckoo_probe.h, both buckets in one branch.
   bool WordBucketsContain(uint64_t first, uint64_t second,
                           uint32_t fingerprint) const {
-    const uint64_t broadcast = fingerprint * lane_low_;
-    const uint64_t a = BucketWord(first) ^ broadcast;
-    const uint64_t b = BucketWord(second) ^ broadcast;
-    return ((((a - lane_low_) & ~a) | ((b - lane_low_) & ~b)) & lane_high_) !=
-           0;
+    return lanes_.EitherContains(BucketWord(first), BucketWord(second),
+                                 fingerprint);
   }
 
   const uint8_t* BucketAddress(uint64_t bucket) const {
@@ -139,8 +132,7 @@ class PackedSlotsView {
   uint64_t num_buckets_ = 0;
   uint32_t bits_ = 0;
   uint32_t mask_ = 0;
-  uint64_t lane_low_ = 0;   // bit 0 of each of the 4 fields
-  uint64_t lane_high_ = 0;  // top bit of each of the 4 fields
+  cuckoo::WordLanes lanes_;  // for f <= 16
 };
 
 // Read and write access; the bytes must be writable.

@@ -1,0 +1,68 @@
+// sstfilter/filter_view.h: any serialized sstfilter filter, parsed.
+//
+// The one place that reads a block's tag and hands back the kind's own view
+// (BlockedBloomView or CuckooView), for every format version. The RocksDB
+// plugin's reader, the inspector and the benchmarks parse through it, so a
+// new kind or version is one change here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+#include "sstfilter/blocked_bloom.h"
+#include "sstfilter/cuckoo_filter.h"
+#include "sstfilter/format.h"
+#include "sstfilter/status.h"
+
+namespace sstfilter {
+
+class FilterView {
+ public:
+  FilterView() = default;
+
+  // Reads the tag (format.h) and parses the kind it names. Corruption for
+  // bytes that are not a filter, NotSupported for an unknown kind or
+  // version; `out` is untouched on error. Never reads past `bytes`.
+  static Status Parse(std::string_view bytes, FilterView* out);
+
+  // fn(view) with the kind's own view.
+  template <typename Fn>
+  decltype(auto) Visit(Fn&& fn) const {
+    return std::visit(std::forward<Fn>(fn), view_);
+  }
+
+  FilterKind kind() const {
+    return blocked_bloom() != nullptr ? FilterKind::kBlockedBloom
+                                      : FilterKind::kCuckoo;
+  }
+  uint8_t format_version() const {
+    return Visit([](const auto& v) { return v.format_version(); });
+  }
+  // The kind's view, or nullptr if the filter is of the other kind.
+  const BlockedBloomView* blocked_bloom() const {
+    return std::get_if<BlockedBloomView>(&view_);
+  }
+  const CuckooView* cuckoo() const { return std::get_if<CuckooView>(&view_); }
+
+  bool may_contain(uint64_t hash) const {
+    return Visit([hash](const auto& v) { return v.may_contain(hash); });
+  }
+  void may_contain_batch(const uint64_t* hashes, size_t count,
+                         bool* results) const {
+    Visit([&](const auto& v) { v.may_contain_batch(hashes, count, results); });
+  }
+  size_t size_bytes() const {
+    return Visit([](const auto& v) { return v.size_bytes(); });
+  }
+  double EstimatedFpr() const {
+    return Visit([](const auto& v) { return v.EstimatedFpr(); });
+  }
+
+ private:
+  std::variant<BlockedBloomView, CuckooView> view_;
+};
+
+}  // namespace sstfilter
