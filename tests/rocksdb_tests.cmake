@@ -53,6 +53,18 @@ if(TARGET sstfilter-crash-writer)
                        TIMEOUT 120)
 endif()
 
+# RocksDB's own crash test (tools/db_crashtest.py, blackbox) with our
+# policies, on the RocksDB built with the plugin compiled in: three
+# configurations, 40 s each (the soak is tools/crashtest.sh --duration 300).
+if(SSTFILTER_ROCKSDB_BUILD)
+  add_test(NAME rocksdb_crashtest_short
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tools/crashtest.sh
+                   --rocksdb-build ${SSTFILTER_ROCKSDB_BUILD} --duration 40
+                   --interval 10 --configs 3)
+  set_tests_properties(rocksdb_crashtest_short PROPERTIES LABELS rocksdb
+                       TIMEOUT 600)
+endif()
+
 # RocksDB's own db_stress with our policies, on the RocksDB built with the
 # plugin compiled in.
 if(SSTFILTER_ROCKSDB_BUILD)

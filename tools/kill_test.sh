@@ -104,8 +104,13 @@ for ((iteration = 0; iteration < iterations; ++iteration)); do
     # reopen deleted (the check runs no compaction).
     after=$(find "$db" -name '*.sst' | wc -l)
     orphans=$((before > after ? before - after : 0))
-    verified="$("$sst_dump" --file="$db" --command=verify 2>&1)" ||
-      fail "sst_dump verify: $verified"
+    # (A kill before the first flush leaves no SST, and sst_dump then
+    # fails on the empty directory.)
+    verified=""
+    if [ "$after" -gt 0 ]; then
+      verified="$("$sst_dump" --file="$db" --command=verify 2>&1)" ||
+        fail "sst_dump verify: $verified"
+    fi
     ok=$(grep -c 'The file is ok' <<<"$verified" || true)
     [ "$ok" -eq "$after" ] ||
       fail "sst_dump verified $ok of $after SSTs: $(grep -iv 'ok\|Process\|format' <<<"$verified" | head -5)"
