@@ -34,6 +34,10 @@
 #                           (db_crashtest.py's WAL-less profiles expect DB
 #                            options, e.g. atomic_flush, that the file does
 #                            not set)
+#   --use_merge=0, --use_full_merge_v1=0, --enable_compaction_filter=0,
+#   --inplace_update_support=0, --unordered_write=0
+#                           (db_stress sets the merge operator, compaction
+#                            filter and these options only from flags)
 # --policy ID replaces the policy of every configuration, e.g. RocksDB's own
 # bloomfilter:10 as a control run of this driver.
 #
@@ -148,7 +152,9 @@ for ((c = 0; c < num_configs && c < ${#configs[@]}; ++c)); do
         --stress_cmd="$db_stress" --duration="$duration" \
         --interval="$interval" --options_file="$options" \
         --set_options_one_in=0 --prefix_size="$prefix" --disable_wal=0 \
-        --enable_blob_files=0 --enable_blob_direct_write=0 --max_key=100000 \
+        --enable_blob_files=0 --enable_blob_direct_write=0 --use_merge=0 \
+        --use_full_merge_v1=0 --enable_compaction_filter=0 \
+        --inplace_update_support=0 --unordered_write=0 --max_key=100000 \
         "${release_flags[@]}" >"$log" 2>&1; then
       tail -30 "$log"
       echo "FAIL: crash test $name (log: $log)"
