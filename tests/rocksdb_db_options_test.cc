@@ -182,6 +182,92 @@ TEST(RocksdbDb, SwitchingPoliciesKeepsUsingOldFilters) {
   }
 }
 
+// Replaces the filter_policy line of the DB's latest OPTIONS file, as a
+// user editing it would.
+void SetOptionsFileFilter(const std::string& dir, const std::string& value) {
+  const std::string path = LatestOptionsFile(dir);
+  std::ifstream in(path);
+  std::string text;
+  for (std::string line; std::getline(in, line);) {
+    const size_t at = line.find("filter_policy=");
+    if (at != std::string::npos)
+      line = line.substr(0, at) + "filter_policy=" + value;
+    text += line + "\n";
+  }
+  in.close();
+  std::ofstream(path, std::ios::trunc) << text;
+  ASSERT_EQ(OptionsFileFilterLine(dir), "filter_policy=" + value);
+}
+
+// A DB with a few keys in one SST, written with `policy`.
+void WriteDb(const std::string& dir, const std::string& policy) {
+  DbConfig config;
+  config.policy = policy;
+  auto db = Open(MakeOptions(config), dir);
+  ASSERT_NE(db, nullptr);
+  Put(db.get(), Range(0, 1000));
+  Flush(db.get());
+}
+
+// RocksDB's table-options parser ignores a filter policy's error in an
+// OPTIONS file. For a bad fingerprint_bits the policy refuses validation,
+// so the DB does not open (instead of running with the automatic width and
+// persisting fingerprint_bits=0).
+TEST(RocksdbDb, BadFingerprintBitsInOptionsFileFailOpenWithInvalidArgument) {
+  for (const char* bits : {"3", "33", "abc", "-1"}) {
+    SCOPED_TRACE(bits);
+    TempDir dir;
+    WriteDb(dir.path(), "sstfilter.Cuckoo:12");
+    const std::string value =
+        std::string("{id=sstfilter.Cuckoo:12;fingerprint_bits=") + bits + ";}";
+    SetOptionsFileFilter(dir.path(), value);
+    DbFromOptionsFile reopened;
+    const rdb::Status s =
+        OpenFromOptionsFile(dir.path(), rdb::ConfigOptions(), &reopened);
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_NE(s.ToString().find("fingerprint_bits"), std::string::npos)
+        << s.ToString();
+    EXPECT_EQ(reopened.db, nullptr);
+    // Nothing was persisted in its place.
+    EXPECT_EQ(OptionsFileFilterLine(dir.path()), "filter_policy=" + value);
+  }
+}
+
+// bloom_before_level above num_levels is refused by DB::Open.
+TEST(RocksdbDb, HybridLevelAboveNumLevelsFailsOpen) {
+  TempDir dir;
+  DbConfig config;
+  config.policy = "sstfilter.Hybrid:10:8";
+  rdb::Options options = MakeOptions(config);
+  options.num_levels = 7;
+  std::unique_ptr<rdb::DB> db;
+  const rdb::Status s = rocksdb_compat::OpenDb(options, dir.path(), &db);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  options.num_levels = 8;
+  EXPECT_TRUE(rocksdb_compat::OpenDb(options, dir.path(), &db).ok());
+}
+
+// What RocksDB does with a filter id that no factory accepts (misspelled,
+// out of range) in an OPTIONS file: BlockBasedTableFactory::ParseOption
+// turns the error into OK, and the DB opens with no filter policy. It gives
+// a plugin no hook to warn, so the README says so next to the policy
+// names. This test keeps that sentence true.
+TEST(RocksdbDb, InvalidFilterIdInOptionsFileOpensWithoutFilter) {
+  for (const char* value : {"sstfilter.Cukoo:12", "sstfilter.Cuckoo:100",
+                            "sstfilter.Hybrid:x", "bloomfilter:abc"}) {
+    SCOPED_TRACE(value);
+    TempDir dir;
+    WriteDb(dir.path(), "sstfilter.Cuckoo:12");
+    SetOptionsFileFilter(dir.path(), value);
+    DbFromOptionsFile reopened;
+    const rdb::Status s =
+        OpenFromOptionsFile(dir.path(), rdb::ConfigOptions(), &reopened);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(reopened.table().filter_policy, nullptr);
+    EXPECT_EQ(GetAll(reopened.db.get(), Range(0, 1000)).found, 1000u);
+  }
+}
+
 // A RocksDB without the plugin reads everything; the filters go unused.
 TEST(RocksdbDb, StockRocksDbWithoutPluginReadsEveryKey) {
   constexpr uint64_t kKeys = 50000;

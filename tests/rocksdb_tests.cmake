@@ -42,6 +42,36 @@ if(NOT SSTFILTER_ROCKSDB_BUILD)
   endforeach()
 endif()
 
+# kill -9 around filter construction: a few cycles per policy (the soak is
+# tools/kill_test.sh --iterations 100), checked with RocksDB's own ldb and
+# sst_dump where it was built with the plugin, else with ours.
+if(TARGET sstfilter-crash-writer)
+  if(SSTFILTER_ROCKSDB_BUILD)
+    set(kill_test_tools --rocksdb-build ${SSTFILTER_ROCKSDB_BUILD})
+  else()
+    set(kill_test_tools)
+  endif()
+  add_test(NAME rocksdb_kill_test_short
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tools/kill_test.sh
+                   --iterations 3
+                   --bin $<TARGET_FILE_DIR:sstfilter-crash-writer>
+                   ${kill_test_tools})
+  set_tests_properties(rocksdb_kill_test_short PROPERTIES LABELS rocksdb
+                       TIMEOUT 120)
+endif()
+
+# RocksDB's own crash test (tools/db_crashtest.py, blackbox) with our
+# policies, on the RocksDB built with the plugin compiled in: three
+# configurations, 40 s each (the soak is tools/crashtest.sh --duration 300).
+if(SSTFILTER_ROCKSDB_BUILD)
+  add_test(NAME rocksdb_crashtest_short
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tools/crashtest.sh
+                   --rocksdb-build ${SSTFILTER_ROCKSDB_BUILD} --duration 40
+                   --interval 10 --configs 3)
+  set_tests_properties(rocksdb_crashtest_short PROPERTIES LABELS rocksdb
+                       TIMEOUT 600)
+endif()
+
 # RocksDB's own db_stress with our policies, on the RocksDB built with the
 # plugin compiled in.
 if(SSTFILTER_ROCKSDB_BUILD)

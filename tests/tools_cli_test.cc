@@ -255,6 +255,29 @@ TEST_P(PolicyCliTest, LdbGetsScansChecksAndCompactsWithOurPolicy) {
       Contains(FilterAfterCompaction(kLdb, db_.path()), case_.filter_line));
 }
 
+// The filter_policy line of the newest OPTIONS-<number> file in `db`.
+std::string LatestOptionsFilterLine(const std::string& db) {
+  const CommandResult latest = RunCommand(
+      "ls " + db + " | grep '^OPTIONS-' | sort -t- -k2 -n | tail -1");
+  std::ifstream in(db + "/" + Lines(latest.out).at(0));
+  for (std::string line; std::getline(in, line);) {
+    const size_t at = line.find("filter_policy=");
+    if (at != std::string::npos) return line.substr(at);
+  }
+  return "";
+}
+
+// A writing command persists the DB's options anew. Our ldb recreates the
+// policy from the OPTIONS file, so the new file still names it.
+TEST_P(PolicyCliTest, LdbWritingCommandKeepsThePolicyInTheOptionsFile) {
+  const std::string before = LatestOptionsFilterLine(db_.path());
+  ASSERT_TRUE(Contains(before, case_.policy_name)) << before;
+  const CommandResult put = RunCommand(kLdb + " --db=" + db_.path() +
+                                       " --try_load_options put newkey v");
+  EXPECT_EQ(put.exit_code, 0) << put.err;
+  EXPECT_EQ(LatestOptionsFilterLine(db_.path()), before);
+}
+
 TEST_P(PolicyCliTest, SstDumpShowsPropertiesAndVerifiesOurSst) {
   const CommandResult properties =
       RunCommand(kSstDump + " --file=" + sst_ + " --show_properties");
@@ -297,6 +320,9 @@ TEST_F(CliTest, StockLdbKeepsOurFilterOnlyWithThePreloadLibrary) {
                "sstfilter BlockedBloom"));
   EXPECT_EQ(FilterAfterCompaction("/usr/bin/ldb", db_.path()),
             "  filter      none");
+  // Stock ldb persisted what it had: no policy. From then on the DB builds
+  // no filters, whichever ldb or program opens it from its OPTIONS file.
+  EXPECT_EQ(LatestOptionsFilterLine(db_.path()), "filter_policy=nullptr");
 }
 #endif  // SSTFILTER_PRELOAD_LIB
 

@@ -2,6 +2,7 @@
 // RocksDB 7.8 registers and round-trips its own policies (filter_policy.cc:
 // RegisterBuiltinFilterPolicies, BloomLikeFilterPolicy::GetId) is the model.
 #include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "filter_bits.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/filter_policy.h"
+#include "rocksdb/options.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/options_type.h"
 #include "sstfilter/cuckoo_filter.h"
@@ -107,10 +109,16 @@ double CuckooBitsPerKey(uint32_t fingerprint_bits) {
          static_cast<double>(kKeys);
 }
 
+// The narrowest fingerprint the automatic width picks. Below 6 bits a
+// static build cannot reach its 96% load and grows past its budget
+// (measured at 10^4..10^6 keys: up to 6% at f = 4, 2% at f = 5), and its
+// FPR (above 20%) is worse than BlockedBloom's at the same bits/key.
+constexpr uint32_t kMinAutoFingerprintBits = 6;
+
 // The widest fingerprint whose filter fits in `millibits` per key, or 0.
 uint32_t FingerprintBitsFor(int64_t millibits) {
   uint32_t widest = 0;
-  for (uint32_t f = CuckooLimits::kMinFingerprintBits;
+  for (uint32_t f = kMinAutoFingerprintBits;
        f <= CuckooLimits::kMaxFingerprintBits; ++f) {
     if (CuckooBitsPerKey(f) * 1000.0 <= static_cast<double>(millibits)) {
       widest = f;
@@ -175,20 +183,37 @@ class BlockedBloomPolicy : public SstfilterPolicy {
   }
 };
 
+// The Cuckoo policies' options. RocksDB's CreateFromString keeps the policy
+// it made when an option fails, and its table-options parser turns that
+// error into OK when it reads an OPTIONS file (BlockBasedTableFactory::
+// ParseOption). So a rejected value is also kept here, and the policy then
+// fails PrepareOptions and ValidateOptions: DB::Open refuses it. It stays
+// kept: after the error RocksDB restores the previous value (0) through the
+// same parser (Configurable::ConfigureOptions).
+struct CuckooOptions {
+  uint32_t fingerprint_bits = 0;  // 0: chosen from bits per key
+  std::string rejected;           // why a value was refused, or ""
+};
+
 // fingerprint_bits: 0 (the width chosen from bits/key) or 4..32.
 RocksStatus ParseFingerprintBits(const ConfigOptions& /*options*/,
                                  const std::string& name,
                                  const std::string& value, void* addr) {
+  static_assert(offsetof(CuckooOptions, fingerprint_bits) == 0,
+                "the option's address is its struct's");
+  auto* options = static_cast<CuckooOptions*>(addr);
   int bits = -1;
   if (!ParseInt(value, &bits) ||
       (bits != 0 &&
        (bits < static_cast<int>(CuckooLimits::kMinFingerprintBits) ||
         bits > static_cast<int>(CuckooLimits::kMaxFingerprintBits)))) {
-    return RocksStatus::InvalidArgument(
-        name + " must be 0 (chosen from bits per key) or 4..32, not \"" +
-        value + "\"");
+    options->rejected = std::string(kCuckooName) + ": " + name +
+                        " must be 0 (chosen from bits per key) or 4..32, "
+                        "not \"" +
+                        value + "\"";
+    return RocksStatus::InvalidArgument(options->rejected);
   }
-  *static_cast<uint32_t*>(addr) = static_cast<uint32_t>(bits);
+  options->fingerprint_bits = static_cast<uint32_t>(bits);
   return RocksStatus::OK();
 }
 
@@ -197,7 +222,8 @@ RocksStatus ParseFingerprintBits(const ConfigOptions& /*options*/,
 const std::unordered_map<std::string, OptionTypeInfo>& CuckooOptionsInfo() {
   static const std::unordered_map<std::string, OptionTypeInfo> info = {
       {"fingerprint_bits",
-       OptionTypeInfo(0, ROCKSDB_NAMESPACE::OptionType::kUInt32T,
+       OptionTypeInfo(offsetof(CuckooOptions, fingerprint_bits),
+                      ROCKSDB_NAMESPACE::OptionType::kUInt32T,
                       ROCKSDB_NAMESPACE::OptionVerificationType::kNormal,
                       ROCKSDB_NAMESPACE::OptionTypeFlags::kNone,
                       ParseFingerprintBits)},
@@ -210,7 +236,7 @@ class CuckooPolicy : public SstfilterPolicy {
   CuckooPolicy(int64_t millibits, uint32_t auto_fingerprint_bits)
       : SstfilterPolicy(millibits),
         auto_fingerprint_bits_(auto_fingerprint_bits) {
-    RegisterOptions("CuckooOptions", &fingerprint_bits_, &CuckooOptionsInfo());
+    RegisterOptions("CuckooOptions", &options_, &CuckooOptionsInfo());
   }
   const char* Name() const override { return kCuckooName; }
   FilterBitsBuilder* GetBuilderWithContext(
@@ -218,16 +244,33 @@ class CuckooPolicy : public SstfilterPolicy {
     return NewBitsBuilder(CuckooConfig(context));
   }
 
+  RocksStatus PrepareOptions(const ConfigOptions& config_options) override {
+    if (!options_.rejected.empty()) {
+      return RocksStatus::InvalidArgument(options_.rejected);
+    }
+    return SstfilterPolicy::PrepareOptions(config_options);
+  }
+
+  RocksStatus ValidateOptions(
+      const ROCKSDB_NAMESPACE::DBOptions& db_options,
+      const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const override {
+    if (!options_.rejected.empty()) {
+      return RocksStatus::InvalidArgument(options_.rejected);
+    }
+    return SstfilterPolicy::ValidateOptions(db_options, cf_options);
+  }
+
  protected:
   BuilderConfig CuckooConfig(const FilterBuildingContext& context) const {
     BuilderConfig config = Config(FilterKind::kCuckoo, context);
-    config.fingerprint_bits =
-        fingerprint_bits_ != 0 ? fingerprint_bits_ : auto_fingerprint_bits_;
+    config.fingerprint_bits = options_.fingerprint_bits != 0
+                                  ? options_.fingerprint_bits
+                                  : auto_fingerprint_bits_;
     return config;
   }
 
  private:
-  uint32_t fingerprint_bits_ = 0;  // the option; 0 = auto
+  CuckooOptions options_;
   const uint32_t auto_fingerprint_bits_;
 };
 
@@ -241,6 +284,20 @@ class HybridPolicy : public CuckooPolicy {
   std::string GetId() const override {
     return CuckooPolicy::GetId() + ":" + std::to_string(bloom_before_level_);
   }
+  // A level beyond the column family's levels would silently mean "Bloom
+  // everywhere but the bottommost level"; num_levels says that.
+  RocksStatus ValidateOptions(
+      const ROCKSDB_NAMESPACE::DBOptions& db_options,
+      const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const override {
+    if (bloom_before_level_ > cf_options.num_levels) {
+      return RocksStatus::InvalidArgument(
+          std::string(kHybridName) + ": bloom_before_level " +
+          std::to_string(bloom_before_level_) + " is above num_levels " +
+          std::to_string(cf_options.num_levels));
+    }
+    return CuckooPolicy::ValidateOptions(db_options, cf_options);
+  }
+
   FilterBitsBuilder* GetBuilderWithContext(
       const FilterBuildingContext& context) const override {
     if (UsesBloom(context)) {
@@ -287,25 +344,26 @@ std::vector<std::string_view> FieldsAfter(std::string_view id,
 }
 
 RocksStatus ParseBitsPerKey(std::string_view text, int64_t min_millibits,
-                            int64_t* millibits) {
+                            int64_t max_millibits, int64_t* millibits) {
   if (!ParseMillis(text, millibits)) {
     return RocksStatus::InvalidArgument(
         "bits per key \"" + std::string(text) +
         "\" is not a non-negative decimal like 10 or 9.9");
   }
-  if (*millibits < min_millibits || *millibits > kMaxMillibits) {
+  if (*millibits < min_millibits || *millibits > max_millibits) {
     return RocksStatus::InvalidArgument(
         "bits per key " + std::string(text) + " is outside " +
-        FormatMillis(min_millibits) + ".." + FormatMillis(kMaxMillibits));
+        FormatMillis(min_millibits) + ".." + FormatMillis(max_millibits));
   }
   return RocksStatus::OK();
 }
 
-// The fewest millibits per key a cuckoo filter can have (4-bit
-// fingerprints), rounded up.
-int64_t MinCuckooMillibits() {
-  return static_cast<int64_t>(
-      CuckooBitsPerKey(CuckooLimits::kMinFingerprintBits) * 1000.0 + 0.999);
+// Millibits per key of a cuckoo filter with `fingerprint_bits`, rounded
+// up. The narrowest automatic width bounds a policy's bits/key from below,
+// and the widest fingerprint from above: no width could use more.
+int64_t CuckooMillibits(uint32_t fingerprint_bits) {
+  return static_cast<int64_t>(CuckooBitsPerKey(fingerprint_bits) * 1000.0 +
+                              0.999);
 }
 
 // Makes the policy that `fields` (the id after the name) describe.
@@ -315,7 +373,8 @@ RocksStatus NewBlockedBloom(const std::vector<std::string_view>& fields,
     return RocksStatus::InvalidArgument("expected <bits_per_key>");
   }
   int64_t millibits;
-  RocksStatus s = ParseBitsPerKey(fields[0], kMinBloomMillibits, &millibits);
+  RocksStatus s =
+      ParseBitsPerKey(fields[0], kMinBloomMillibits, kMaxMillibits, &millibits);
   if (s.ok()) policy->reset(new BlockedBloomPolicy(millibits));
   return s;
 }
@@ -329,7 +388,9 @@ RocksStatus NewCuckooOrHybrid(bool hybrid,
                : "expected <bits_per_key>");
   }
   int64_t millibits;
-  RocksStatus s = ParseBitsPerKey(fields[0], MinCuckooMillibits(), &millibits);
+  RocksStatus s = ParseBitsPerKey(
+      fields[0], CuckooMillibits(kMinAutoFingerprintBits),
+      CuckooMillibits(CuckooLimits::kMaxFingerprintBits), &millibits);
   if (!s.ok()) return s;
   const uint32_t fingerprint_bits = FingerprintBitsFor(millibits);
   if (!hybrid) {
@@ -346,6 +407,14 @@ RocksStatus NewCuckooOrHybrid(bool hybrid,
   policy->reset(
       new HybridPolicy(millibits, fingerprint_bits, bloom_before_level));
   return s;
+}
+
+// Any other "sstfilter.<name>" names no policy. Without a factory it would
+// be NotSupported, which CreateFromString turns into OK and no policy by
+// default (ConfigOptions::ignore_unsupported_options).
+std::string UnknownNameError(const std::string& id) {
+  return id + ": unknown policy; the policies are " + kBlockedBloomName + ", " +
+         kCuckooName + " and " + kHybridName;
 }
 
 using PolicyMaker = RocksStatus (*)(const std::vector<std::string_view>&,
@@ -387,5 +456,14 @@ extern "C" int RegisterSstfilterPolicies(
                std::unique_ptr<const FilterPolicy>* policy) {
               return NewCuckooOrHybrid(true, fields, policy);
             });
-  return 3;
+  // Last: a library uses the first factory whose pattern matches.
+  library.AddFactory<const FilterPolicy>(
+      ObjectLibrary::PatternEntry("sstfilter").AddSeparator(".", true),
+      [](const std::string& id, std::unique_ptr<const FilterPolicy>* guard,
+         std::string* errmsg) -> const FilterPolicy* {
+        guard->reset();
+        *errmsg = UnknownNameError(id);
+        return nullptr;
+      });
+  return 4;
 }

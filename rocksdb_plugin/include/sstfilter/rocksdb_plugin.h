@@ -21,14 +21,23 @@
 //       The file gets a BlockedBloom filter if that level is below
 //       bloom_before_level and the file is not known to be bottommost,
 //       otherwise a Cuckoo filter (same bits_per_key, and fingerprint_bits
-//       as above). bloom_before_level >= -1, default 0: Bloom for flushes
-//       only; -1: always Cuckoo.
+//       as above). bloom_before_level is -1..num_levels, default 0: Bloom
+//       for flushes only; -1: always Cuckoo; num_levels: Bloom for all
+//       but the bottommost files. DB::Open checks it against the column
+//       family's num_levels.
 //
 // bits_per_key is a decimal such as 10 or 9.9, kept to 1/1000 as RocksDB's
-// "bloomfilter:9.9" is; BlockedBloom takes 1..100, Cuckoo and Hybrid from
-// the cost of 4-bit fingerprints (about 4.2) to 100. Anything else (a
-// missing or malformed number, a negative one, an unknown option) is
-// Status::InvalidArgument, never a default.
+// "bloomfilter:9.9" is. BlockedBloom takes 1..100. Cuckoo and Hybrid take
+// 6.251..33.334: the automatic width is 6..32 bits (narrower fingerprints
+// cannot reach the build's 96% load, and their FPR is above 20%), and no
+// width uses more than 32-bit fingerprints do. A filter then takes at most
+// bits_per_key plus 1% (a retried cuckoo build) plus its fixed header and
+// one bucket or cache line of rounding. Anything else (a missing or
+// malformed number, one out of range, an unknown option, an unknown
+// "sstfilter." name) is Status::InvalidArgument, never a default. A bad
+// fingerprint_bits also leaves a policy that fails PrepareOptions and
+// ValidateOptions, so DB::Open refuses it even from an OPTIONS file, whose
+// parser RocksDB lets ignore filter-policy errors.
 //
 // Each policy's GetId() is the canonical form of its id, so RocksDB writes
 // it to the DB's OPTIONS file and LoadLatestOptions recreates the same
@@ -46,7 +55,8 @@
 // "fullfilter." / "partitionedfilter." meta block name in SST files).
 inline constexpr char kSstfilterCompatibilityName[] = "sstfilter";
 
-// Adds the three policy factories to `library`; returns how many (3).
+// Adds the three policy factories and one for any other "sstfilter." name
+// (an error that lists the known names) to `library`; returns how many (4).
 // `arg` is ignored. This is the registration function of RocksDB's plugin
 // folder ABI (<name>_FUNC) and of ObjectRegistry::AddLibrary; call it once
 // per library, e.g.
