@@ -392,7 +392,7 @@ class Runner {
       measure(kRibbon, bits, "ribbonfilter:" + b);
       measure("BlockedBloom", bits, "sstfilter.BlockedBloom:" + b);
       // The cuckoo filter by fingerprint width; bits/key as stored.
-      measure("Cuckoo", bits, "id=sstfilter.Cuckoo:100;fingerprint_bits=" + b);
+      measure("Cuckoo", bits, "id=sstfilter.Cuckoo:33;fingerprint_bits=" + b);
     }
   }
 
@@ -573,13 +573,15 @@ std::vector<Group> Groups() {
   std::vector<Group> groups;
   for (double bits : {10.0, 16.0}) {
     const std::string b = Num(bits);
-    groups.push_back({b,
-                      bits,
-                      {{kBloom, "bloomfilter:" + b},
-                       {kRibbon, "ribbonfilter:" + b},
-                       {"BlockedBloom", "sstfilter.BlockedBloom:" + b},
-                       {"Cuckoo", "sstfilter.Cuckoo:" + b},
-                       {"Hybrid", "sstfilter.Hybrid:" + b}}});
+    groups.push_back(
+        {b,
+         bits,
+         {{kBloom, "bloomfilter:" + b},
+          {kRibbon, "ribbonfilter:" + b},
+          {"BlockedBloom", "sstfilter.BlockedBloom:" + b},
+          {"BlockedBloom 1 line", "sstfilter.BlockedBloom:" + b + ":1"},
+          {"Cuckoo", "sstfilter.Cuckoo:" + b},
+          {"Hybrid", "sstfilter.Hybrid:" + b}}});
   }
   // The cuckoo filter at f = 12 (about 12.5 bits/key) beside the others at
   // its size.

@@ -26,7 +26,7 @@ TEST(CuckooFilterTest, StoredBytesFollowTheDocumentedDerivationAndLayout) {
     for (uint64_t i = 0; i < uint64_t{t.num_buckets} * 4; ++i) {
       occupied += SlotAt(bytes, slots, f, i) != 0;
     }
-    EXPECT_EQ(occupied, keys.size()) << "f=" << f;
+    EXPECT_EQ(occupied, DistinctPlacements(bytes, keys)) << "f=" << f;
     for (uint64_t h : keys) {
       const SpecLocation loc = SpecLocate(h, t.seed, t.num_buckets, 0, f);
       bool found = false;
@@ -127,22 +127,25 @@ TEST(CuckooFilterTest, GoldenVectorsPinTheFormat) {
   const uint64_t h = HashKey("key0");
   const SpecLocation loc = SpecLocate(h, 0, 1, 0, 8);
   EXPECT_EQ(BuildStatic({h}, 8),
-            SpecFilter(8, {{1,
-                            0,
-                            {},
-                            std::string(1, static_cast<char>(loc.fingerprint)) +
-                                std::string(3, '\0')}}));
+            SpecFilter(8,
+                       {{1,
+                         0,
+                         {},
+                         std::string(1, static_cast<char>(loc.fingerprint)) +
+                             std::string(3, '\0')}},
+                       1));
   // Three keys at f = 12, in full.
   const std::string three = BuildStatic(SequentialKeyHashes(3), 12);
   EXPECT_EQ(Hex(three),
-            "5dcd07210000"                   // slots 0xd5d, 0x7cd, 0x021, empty
+            "21d0d57c0000"  // slots 0x021, 0xd5d, 0x7cd (key0..2), empty
                 + Hex(three.substr(6, 4)) +  // the metadata's checksum
                 "01000000"                   // num_buckets = 1
                 "00000000"                   // seed = 0
                 "00000000"                   // stash_count = 0
+                "0300000000000000"           // num_keys = 3
                 "0c040100"                   // f = 12, 4 slots, 1 table
                 "53460202");                 // "SF", kind 2, version 2
-  EXPECT_EQ(three, SpecFilter(12, {{1, 0, {}, three.substr(0, 6)}}));
+  EXPECT_EQ(three, SpecFilter(12, {{1, 0, {}, three.substr(0, 6)}}, 3));
   // Larger inputs, pinned by size and XXH3-64 of the bytes.
   const struct {
     uint64_t keys;
@@ -150,13 +153,13 @@ TEST(CuckooFilterTest, GoldenVectorsPinTheFormat) {
     size_t size;
     uint64_t xxh3;
   } cases[] = {
-      {1000, 8, 1068, 0x87c7a20c15bc2e4bULL},
-      {1000, 12, 1590, 0xb4548a3b187ebfc6ULL},
-      {1000, 16, 2112, 0xbaab30b73021a7f2ULL},
-      {12345, 12, 19314, 0xac2924e734a81810ULL},
-      {100000, 12, 156276, 0xbd79be87b8f111baULL},
-      {1000, 5, 677, 0xc044cd3be74620e1ULL},
-      {1000, 32, 4200, 0x135c835e5592b84bULL},
+      {1000, 8, 1076, 0xf7c1d77ad4cb7ce1ULL},
+      {1000, 12, 1598, 0x0f4da50b914e83aaULL},
+      {1000, 16, 2120, 0xb31b3f797088a443ULL},
+      {12345, 12, 19322, 0x5022abfcd89ad635ULL},
+      {100000, 12, 156284, 0x12433de152484c68ULL},
+      {1000, 5, 685, 0x69662a0d71ab86f3ULL},
+      {1000, 32, 4208, 0x70ee38eab30e67aeULL},
   };
   for (const auto& c : cases) {
     const std::string bytes = BuildStatic(SequentialKeyHashes(c.keys), c.f);
@@ -179,11 +182,11 @@ TEST(CuckooFilterTest, MalformedBytesGiveClearErrors) {
   ExpectParseError("SF\x02", StatusCode::kCorruption,
                    "shorter than its 4-byte");
   ExpectParseError(valid.substr(valid.size() - 11), StatusCode::kCorruption,
-                   "metadata truncated: 11 of 12");
+                   "metadata truncated: 11 of 20");
   // Changes behind the checksum, resealed so that each field's own check
   // answers.
   auto resealed = [](std::string b) {
-    const size_t metadata = 12 + 12 * static_cast<uint8_t>(b[b.size() - 6]);
+    const size_t metadata = 20 + 12 * static_cast<uint8_t>(b[b.size() - 6]);
     if (metadata <= b.size()) test_support::ResealMetadata(&b, metadata);
     return b;
   };
@@ -246,7 +249,7 @@ TEST(CuckooFilterTest, MalformedBytesGiveClearErrors) {
   // Chains: table t must have 2^t times table 0's buckets and its seed.
   const std::string chain = SpecFilter(8, {{3, 9, {}, ""}, {6, 9, {}, ""}});
   ASSERT_EQ(Parse(chain).num_tables(), 2u);
-  const size_t second_record = chain.size() - 8 - 12;
+  const size_t second_record = chain.size() - 16 - 12;
   ExpectParseError(with_u32(chain, second_record, 7), StatusCode::kCorruption,
                    "table 1: num_buckets 7 is not 2^1 times table 0's 3");
   ExpectParseError(with_u32(chain, second_record + 4, 10),
@@ -265,7 +268,7 @@ TEST(CuckooFilterTest, DamagedMetadataNeverParsesAsAnotherFilter) {
   for (uint64_t h : SequentialKeyHashes(200)) ASSERT_TRUE(chain.add(h).ok());
   ASSERT_GE(chain.num_tables(), 2u);
   test_support::ExpectEveryMetadataByteChecked<CuckooView>(
-      chain.Serialize(), 12 + 12 * chain.num_tables());
+      chain.Serialize(), 20 + 12 * chain.num_tables());
 }
 
 TEST(CuckooFilterTest, TruncatedOrFlippedBytesNeverCrashTheParser) {

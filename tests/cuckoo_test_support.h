@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <random>
+#include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -32,8 +34,9 @@ using test_support::RandomKeyHashes;
 using test_support::SequentialBigEndianKeyHashes;
 using test_support::SequentialKeyHashes;
 
-// A static filter's metadata: checksum, one table record, fields, tag.
-constexpr size_t kStaticMetadataBytes = 24;
+// A static filter's metadata: checksum, one table record, key count,
+// fields, tag.
+constexpr size_t kStaticMetadataBytes = 32;
 
 inline std::string BuildStatic(const std::vector<uint64_t>& hashes,
                                uint32_t fingerprint_bits) {
@@ -99,7 +102,7 @@ inline std::vector<TableInfo> ReadTables(const std::string& bytes) {
   const size_t n = bytes.size();
   const uint32_t f = data[n - 8];
   const uint32_t num_tables = data[n - 6];
-  const size_t records = n - 8 - 12 * size_t{num_tables};
+  const size_t records = n - 16 - 12 * size_t{num_tables};
   std::vector<TableInfo> tables;
   size_t pos = 0;
   for (uint32_t t = 0; t < num_tables; ++t) {
@@ -177,7 +180,8 @@ struct SpecTable {
 // A filter written by hand from the header's v2 layout: the slots, the
 // stashes, then the metadata with its checksum (the low 32 bits of XXH3-64,
 // i.e. HashKey, of the metadata after the checksum).
-inline std::string SpecFilter(uint32_t f, std::vector<SpecTable> tables) {
+inline std::string SpecFilter(uint32_t f, std::vector<SpecTable> tables,
+                              uint64_t num_keys = 0) {
   std::string out, metadata;
   for (SpecTable& t : tables) {
     if (t.slots.empty()) {
@@ -190,6 +194,8 @@ inline std::string SpecFilter(uint32_t f, std::vector<SpecTable> tables) {
   for (const SpecTable& t : tables) {
     for (const auto& [bucket, fp] : t.stash) out += U32(bucket) + U32(fp);
   }
+  metadata += U32(static_cast<uint32_t>(num_keys)) +
+              U32(static_cast<uint32_t>(num_keys >> 32));
   metadata += std::string{static_cast<char>(f), '\x04',
                           static_cast<char>(tables.size()), '\0'};
   metadata += std::string("SF\x02\x02", 4);
@@ -216,6 +222,24 @@ inline std::string TableAsFilter(const std::string& bytes,
 inline double TableLoad(const std::string& bytes, const TableInfo& table) {
   const std::string single = TableAsFilter(bytes, table);
   return Parse(single).load();
+}
+
+// The distinct (bucket pair, fingerprint) of `keys` in the static filter
+// `bytes`, from the header's derivation: what the build stores, since a key
+// whose pair and fingerprint are already there needs no copy of its own.
+inline size_t DistinctPlacements(const std::string& bytes,
+                                 const std::vector<uint64_t>& keys) {
+  const std::vector<TableInfo> tables = ReadTables(bytes);
+  if (tables.empty()) return 0;
+  const uint32_t f = static_cast<uint8_t>(bytes[bytes.size() - 8]);
+  std::set<std::tuple<uint64_t, uint64_t, uint32_t>> placements;
+  for (uint64_t h : keys) {
+    const SpecLocation loc =
+        SpecLocate(h, tables[0].seed, tables[0].num_buckets, 0, f);
+    placements.insert({std::min(loc.bucket, loc.alternate),
+                       std::max(loc.bucket, loc.alternate), loc.fingerprint});
+  }
+  return placements.size();
 }
 
 inline void SetSlot(std::string* slots, uint32_t f, uint64_t index,

@@ -70,6 +70,8 @@ TEST(RocksdbDb, ReopenFromOptionsFileKeepsPolicy) {
   } cases[] = {
       {"sstfilter.BlockedBloom:9.9", "filter_policy=sstfilter.BlockedBloom:9.9",
        0},
+      {"sstfilter.BlockedBloom:10:1",
+       "filter_policy=sstfilter.BlockedBloom:10:1", 0},
       {"sstfilter.Cuckoo:12",
        "filter_policy={id=sstfilter.Cuckoo:12;fingerprint_bits=0;}", 11},
       {"id=sstfilter.Cuckoo:12;fingerprint_bits=16",

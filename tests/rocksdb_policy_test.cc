@@ -9,6 +9,7 @@
 #include "rocksdb/convenience.h"
 #include "rocksdb/table.h"
 #include "rocksdb_test_support.h"
+#include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/format.h"
 
@@ -61,6 +62,10 @@ TEST(RocksdbPolicy, EachIdCreatesItsPolicyWithCanonicalId) {
        "sstfilter.BlockedBloom:6.667", FilterKind::kBlockedBloom},
       {"sstfilter.BlockedBloom:9.9996", "sstfilter.BlockedBloom",
        "sstfilter.BlockedBloom:10", FilterKind::kBlockedBloom},
+      {"sstfilter.BlockedBloom:10:1", "sstfilter.BlockedBloom",
+       "sstfilter.BlockedBloom:10:1", FilterKind::kBlockedBloom},
+      {"sstfilter.BlockedBloom:10:2", "sstfilter.BlockedBloom",
+       "sstfilter.BlockedBloom:10", FilterKind::kBlockedBloom},
       {"sstfilter.Cuckoo:12", "sstfilter.Cuckoo", "sstfilter.Cuckoo:12",
        FilterKind::kCuckoo},
       {"sstfilter.Cuckoo:16.5", "sstfilter.Cuckoo", "sstfilter.Cuckoo:16.5",
@@ -87,6 +92,39 @@ TEST(RocksdbPolicy, EachIdCreatesItsPolicyWithCanonicalId) {
   }
 }
 
+// lines_per_key 1 builds one line per key with the probes measured best for
+// one line; the default takes the best layout, two lines at 10 bits/key.
+TEST(RocksdbPolicy, LinesPerKeyPicksTheLayout) {
+  const struct {
+    const char* id;
+    double bits_per_key;
+    uint32_t lines_per_key;
+  } cases[] = {{"sstfilter.BlockedBloom:10", 10, 2},
+               {"sstfilter.BlockedBloom:10:2", 10, 2},
+               {"sstfilter.BlockedBloom:10:1", 10, 1},
+               {"sstfilter.BlockedBloom:16:1", 16, 1}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.id);
+    const auto policy = MustMake(c.id);
+    const BuiltFilter filter = BuildFilter(*policy, Keys("k", 5000));
+    BlockedBloomView view;
+    ASSERT_TRUE(
+        BlockedBloomView::Parse(filter.bytes.ToStringView(), &view).ok());
+    const BlockedBloomParams expected = BlockedBloomParams::ForBitsPerKey(
+        5000, c.bits_per_key, c.lines_per_key);
+    EXPECT_EQ(view.params().lines_per_key, c.lines_per_key);
+    EXPECT_EQ(view.params().num_probes, expected.num_probes);
+    EXPECT_EQ(view.params().num_lines, expected.num_lines);
+  }
+  for (const char* bad :
+       {"sstfilter.BlockedBloom:10:0", "sstfilter.BlockedBloom:10:3",
+        "sstfilter.BlockedBloom:10:x", "sstfilter.BlockedBloom:10:1:1"}) {
+    std::shared_ptr<const rdb::FilterPolicy> policy;
+    const rdb::Status s = MakePolicy(bad, &policy);
+    EXPECT_TRUE(s.IsInvalidArgument()) << bad << ": " << s.ToString();
+  }
+}
+
 TEST(RocksdbPolicy, BadValuesAreInvalidArgument) {
   const char* bad[] = {
       "sstfilter.BlockedBloom",
@@ -100,7 +138,7 @@ TEST(RocksdbPolicy, BadValuesAreInvalidArgument) {
       "sstfilter.BlockedBloom:10.",
       "sstfilter.BlockedBloom:.5",
       "sstfilter.BlockedBloom: 10",
-      "sstfilter.BlockedBloom:10:1",
+      "sstfilter.BlockedBloom:10:1:2",
       "sstfilter.BlockedBloom:99999999999999999999",
       "sstfilter.Cuckoo:abc",
       "sstfilter.Cuckoo:-1",

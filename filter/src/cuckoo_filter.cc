@@ -231,7 +231,7 @@ std::string CuckooFilter::Serialize() const {
                        static_cast<uint32_t>(t.stash.size())});
   }
   for (const Impl::Table& t : impl_->tables) AppendStash(&out, t.stash);
-  AppendMetadata(&out, impl_->fingerprint_bits, records);
+  AppendMetadata(&out, impl_->fingerprint_bits, records, impl_->size);
   return out;
 }
 

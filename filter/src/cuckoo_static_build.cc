@@ -39,84 +39,37 @@ constexpr uint32_t kStaticMaxKicks = 4000;
 // A static build that fails tries this many seeds before growing by ~1%.
 constexpr uint32_t kSeedsPerSize = 4;
 
-// The distinct hashes of several sorted runs, in ascending order: a k-way
-// merge over a binary heap of the runs' heads.
-class MergedRuns {
- public:
-  MergedRuns(const HashRun* runs, size_t num_runs) : runs_(runs) {
-    for (size_t r = 0; r < num_runs; ++r) {
-      if (runs[r].size > 0) heads_.push_back({runs[r].data[0], r, 0});
-    }
-    std::make_heap(heads_.begin(), heads_.end(), Later);
-  }
-
-  // The next distinct hash; false at the end.
-  bool Next(uint64_t* hash) {
-    while (!heads_.empty()) {
-      std::pop_heap(heads_.begin(), heads_.end(), Later);
-      Head& head = heads_.back();
-      const uint64_t value = head.value;
-      if (++head.index < runs_[head.run].size) {
-        head.value = runs_[head.run].data[head.index];
-        std::push_heap(heads_.begin(), heads_.end(), Later);
-      } else {
-        heads_.pop_back();
-      }
-      if (!has_last_ || value != last_) {
-        has_last_ = true;
-        last_ = value;
-        *hash = value;
-        return true;
-      }
-    }
-    return false;
-  }
-
- private:
-  struct Head {
-    uint64_t value;
-    size_t run, index;
-  };
-  static bool Later(const Head& a, const Head& b) { return a.value > b.value; }
-
-  const HashRun* runs_;
-  std::vector<Head> heads_;
-  bool has_last_ = false;
-  uint64_t last_ = 0;
-};
-
-// Inserts every distinct hash of `runs` into an empty table; false as soon
-// as one finds no place (the caller starts over).
+// Inserts every hash of `runs`, in order, into an empty table; false as
+// soon as one finds no place (the caller starts over). A hash whose
+// fingerprint already sits in one of its two buckets is skipped: a repeat
+// of an earlier hash, or another key with the same bucket pair and
+// fingerprint. Either way the query for it already finds that copy, which
+// only ever moves between the same two buckets, so skipping loses nothing
+// and deduplicates without sorting.
 bool FillStaticTable(PackedSlots& slots, uint32_t seed, const HashRun* runs,
                      size_t num_runs) {
   KickRng rng(seed * kSeedMultiplier + slots.num_buckets());
   StashEntry homeless;
-  MergedRuns merged(runs, num_runs);
-  // Prefetch a few items ahead, through a small ring of upcoming hashes:
-  // building a large table is bound by random bucket misses.
+  // Prefetch a fixed distance ahead: building a large table is bound by
+  // random bucket misses.
   constexpr size_t kAhead = 8;
-  uint64_t ahead[kAhead];
-  size_t buffered = 0;
-  while (buffered < kAhead && merged.Next(&ahead[buffered])) ++buffered;
-  for (size_t i = 0; i < buffered; ++i) {
-    const Location loc = Locate(ahead[i], seed, 0, slots);
-    __builtin_prefetch(slots.BucketAddress(loc.bucket), 1);
-    __builtin_prefetch(slots.BucketAddress(loc.alternate), 1);
-  }
-  for (size_t next = 0; buffered > 0; next = (next + 1) % kAhead) {
-    const uint64_t hash = ahead[next];
-    --buffered;
-    uint64_t incoming;
-    if (merged.Next(&incoming)) {
-      ahead[next] = incoming;
-      ++buffered;
-      const Location loc = Locate(incoming, seed, 0, slots);
-      __builtin_prefetch(slots.BucketAddress(loc.bucket), 1);
-      __builtin_prefetch(slots.BucketAddress(loc.alternate), 1);
-    }
-    if (!Place(slots, 0, Locate(hash, seed, 0, slots), kStaticMaxKicks, rng,
-               &homeless)) {
-      return false;
+  for (size_t r = 0; r < num_runs; ++r) {
+    const uint64_t* hashes = runs[r].data;
+    const size_t count = runs[r].size;
+    for (size_t i = 0; i < count; ++i) {
+      if (i + kAhead < count) {
+        const Location ahead = Locate(hashes[i + kAhead], seed, 0, slots);
+        __builtin_prefetch(slots.BucketAddress(ahead.bucket), 1);
+        __builtin_prefetch(slots.BucketAddress(ahead.alternate), 1);
+      }
+      const Location loc = Locate(hashes[i], seed, 0, slots);
+      if (slots.EitherBucketContains(loc.bucket, loc.alternate,
+                                     loc.fingerprint)) {
+        continue;
+      }
+      if (!Place(slots, 0, loc, kStaticMaxKicks, rng, &homeless)) {
+        return false;
+      }
     }
   }
   return true;
@@ -163,8 +116,7 @@ double StaticCuckooFpr(uint64_t num_keys, size_t bytes,
 
 Status BuildStaticCuckoo(const uint64_t* hashes, size_t count,
                          uint32_t fingerprint_bits, std::string* out) {
-  std::vector<uint64_t> copy(hashes, hashes + count);
-  const HashRun all{copy.data(), copy.size()};
+  const HashRun all{hashes, count};
   return BuildStaticCuckoo(&all, 1, fingerprint_bits, out);
 }
 
@@ -172,15 +124,11 @@ Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
                          uint32_t fingerprint_bits, std::string* out) {
   Status s = CheckFingerprintBits(fingerprint_bits);
   if (!s.ok()) return s;
-  for (size_t r = 0; r < num_runs; ++r) {
-    std::sort(runs[r].data, runs[r].data + runs[r].size);
-  }
-  uint64_t count = 0;  // distinct hashes: equal hashes are the same item
-  MergedRuns distinct(runs, num_runs);
-  for (uint64_t hash; distinct.Next(&hash);) ++count;
+  uint64_t count = 0;  // sized for every hash given; repeats lower the load
+  for (size_t r = 0; r < num_runs; ++r) count += runs[r].size;
   out->clear();
   if (count == 0) {
-    AppendMetadata(out, fingerprint_bits, {});
+    AppendMetadata(out, fingerprint_bits, {}, 0);
     return Status::Ok();
   }
   uint64_t num_buckets = StaticBuckets(count);
@@ -199,7 +147,7 @@ Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
                       fingerprint_bits);
     if (FillStaticTable(slots, seed, runs, num_runs)) {
       AppendMetadata(out, fingerprint_bits,
-                     {{static_cast<uint32_t>(num_buckets), seed, 0}});
+                     {{static_cast<uint32_t>(num_buckets), seed, 0}}, count);
       return Status::Ok();
     }
   }

@@ -151,10 +151,10 @@ Status LayoutV1(std::string_view bytes, uint32_t* fingerprint_bits,
 
 // Version 2: every table's slots, the stashes, then the metadata.
 Status LayoutV2(std::string_view bytes, uint32_t* fingerprint_bits,
-                std::vector<TableLayout>* tables) {
+                std::vector<TableLayout>* tables, uint64_t* num_keys) {
   if (bytes.size() < kMetadataFixedBytes) {
     return Status::Corruption("Cuckoo metadata truncated: " +
-                              std::to_string(bytes.size()) + " of 12 bytes");
+                              std::to_string(bytes.size()) + " of 20 bytes");
   }
   const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
   const uint8_t* fields = data + bytes.size() - 8;
@@ -173,6 +173,7 @@ Status LayoutV2(std::string_view bytes, uint32_t* fingerprint_bits,
   uint32_t stored_tables;
   s = ParseFields(fields, fingerprint_bits, &stored_tables);
   if (!s.ok()) return s;
+  *num_keys = detail::LoadLittleEndian<uint64_t>(fields - 8);
   for (uint32_t t = 0; t < num_tables; ++t) {
     tables->push_back(ReadRecord(data + meta_at + 4 + t * kTableHeaderBytes));
   }
@@ -206,10 +207,13 @@ Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
   if (!s.ok()) return s;
   uint32_t fingerprint_bits = 0;
   std::vector<TableLayout> layout;
+  uint64_t num_keys = 0;
+  bool keys_known = false;
   if (version == 1) {
     s = LayoutV1(bytes, &fingerprint_bits, &layout);
   } else {
-    s = LayoutV2(bytes, &fingerprint_bits, &layout);
+    s = LayoutV2(bytes, &fingerprint_bits, &layout, &num_keys);
+    keys_known = s.ok();
     // A v1 block whose last bytes happen to look like a v2 tag.
     if (!s.ok() && HasV1Tag(bytes, FilterKind::kCuckoo)) {
       std::vector<TableLayout> v1_layout;
@@ -228,6 +232,8 @@ Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
   view.fingerprint_bits_ = fingerprint_bits;
   view.size_bytes_ = bytes.size();
   view.version_ = version;
+  view.num_keys_ = num_keys;
+  view.keys_known_ = keys_known;
   for (size_t t = 0; t < layout.size(); ++t) {
     const TableLayout& l = layout[t];
     const std::string where = TableName(t);
@@ -319,6 +325,10 @@ bool CuckooView::StaticShapeOf(detail::cuckoo::StaticShape* shape) const {
 }
 
 uint32_t CuckooView::fingerprint_bits() const { return fingerprint_bits_; }
+
+uint64_t CuckooView::num_keys() const {
+  return keys_known_ ? num_keys_ : num_items();
+}
 
 uint32_t CuckooView::num_tables() const {
   return static_cast<uint32_t>(tables_.size());

@@ -253,9 +253,9 @@ class Builder : public BitsBuilder {
     size_t size = 0;
     bool cuckoo_built = false;
     if (config_.kind == FilterKind::kCuckoo) {
-      // The cuckoo build sorts and merges the chunks where they are; they
-      // are freed only afterwards, since a failed build (more keys than the
-      // format holds) falls back to a BlockedBloom over the same hashes.
+      // The cuckoo build reads the chunks where they are; they are freed
+      // only afterwards, since a failed build (more keys than the format
+      // holds) falls back to a BlockedBloom over the same hashes.
       std::vector<HashRun> runs;
       hashes_.ForEachChunk(false, [&](uint64_t* hashes, size_t n) {
         runs.push_back({hashes, n});
@@ -356,7 +356,8 @@ class Builder : public BitsBuilder {
 
  private:
   BlockedBloomParams BloomParams(uint64_t num_keys) const {
-    return BlockedBloomParams::ForBitsPerKey(num_keys, config_.bits_per_key);
+    return BlockedBloomParams::ForBitsPerKey(num_keys, config_.bits_per_key,
+                                             config_.lines_per_key);
   }
 
   // Whether Finish writes a cuckoo filter for `num_keys`: it falls back to

@@ -15,6 +15,8 @@ struct BuilderConfig {
   FilterKind kind = FilterKind::kBlockedBloom;
   // Sizes BlockedBloom filters (and the fallback when a cuckoo build fails).
   double bits_per_key = 10;
+  // BlockedBloom: 1 forces one line per key, 2 takes the best layout.
+  uint32_t lines_per_key = 2;
   // Cuckoo fingerprint width, 4..32.
   uint32_t fingerprint_bits = 0;
   // table_options.detect_filter_construct_corruption: keep the hashes after

@@ -91,7 +91,7 @@ void DescribeView(const CuckooView& view, FilterBlockInfo* info) {
       {"num_buckets", static_cast<int64_t>(view.num_buckets())},
       {"num_tables", view.num_tables()},
   };
-  info->keys = view.num_items();
+  info->keys = view.num_keys();
   info->occupancy_name = "load";
   info->occupancy = view.load();
   info->fpr = view.EstimatedFpr();

@@ -37,11 +37,14 @@
 //           (bit k is bit k%8 of byte k/8)
 //   then    8 * stash_count per table, table 0's first: stash entries,
 //           u32 bucket, u32 fingerprint
-//   then    the metadata, 12 + 12 * T bytes, ending the block:
+//   then    the metadata, 20 + 12 * T bytes, ending the block:
 //     +0       4   checksum: MetadataChecksum (format.h) of the rest of
 //                  the metadata
 //     +4       12  per table t < T: num_buckets m (u32, >= 1; m_0 * 2^t),
 //                  seed s (u32; the same in every table), stash_count (u32)
+//     end-16   8   num_keys (u64): the keys the filter was built from, or
+//                  the items a dynamic filter holds (informational, not used
+//                  by queries)
 //     end-8    1   fingerprint_bits f, 4..32
 //     end-7    1   slots_per_bucket, = 4
 //     end-6    1   num_tables T, 0..64 (0: empty filter, answers "no";
@@ -53,7 +56,7 @@
 //   0 "SF" | 2 kind = 2 | 3 version = 1 | 4 f | 5 slots_per_bucket |
 //   6 T | 7 reserved | then per table: its 12-byte record, its slots,
 //   its stash entries; no checksum.
-// A static filter (the SST case) is one table with an empty stash: 24 bytes
+// A static filter (the SST case) is one table with an empty stash: 32 bytes
 // of metadata. A dynamic filter that grew is a chain of tables.
 #pragma once
 
@@ -101,29 +104,31 @@ uint64_t StaticCuckooCapacity(size_t bytes, uint32_t fingerprint_bits);
 double StaticCuckooFpr(uint64_t num_keys, size_t bytes,
                        uint32_t fingerprint_bits);
 
-// Builds a static filter holding `hashes` (duplicates allowed, any order)
-// at about 96% load, into *out (replaced). Equal hashes are one item, and
-// the same set gives the same bytes in any order. It does not fail on any
-// input: an unlucky placement is retried with another seed, then with
-// slightly more buckets. (Below about 6 fingerprint bits, large inputs
-// cannot reach 96%: too few fingerprints give too few alternate buckets, so
-// the build grows; measured at f = 4: load 0.90-0.94 for 1e5-1e6 keys.)
-// Errors only for fingerprint_bits outside 4..32 (InvalidArgument) or more
-// keys than the format holds (CapacityExceeded). Works on a sorted copy of
-// `hashes`.
+// Builds a static filter holding `hashes` at about 96% load, into *out
+// (replaced), sized for `count` items. It places the hashes in the order
+// given, so the same hashes in the same order give the same bytes. A hash
+// whose fingerprint is already in one of its buckets (a repeat, or another
+// key with the same buckets and fingerprint) is not stored again: its
+// query already answers "maybe", so repeats only lower the load. It does
+// not fail on any input: an unlucky placement is retried with another
+// seed, then with slightly more buckets. (Below about 6 fingerprint bits,
+// large inputs cannot reach 96%: too few fingerprints give too few
+// alternate buckets, so the build grows; measured at f = 4: load 0.90-0.94
+// for 1e5-1e6 keys.) Errors only for fingerprint_bits outside 4..32
+// (InvalidArgument) or more keys than the format holds
+// (CapacityExceeded). Reads `hashes` only.
 Status BuildStaticCuckoo(const uint64_t* hashes, size_t count,
                          uint32_t fingerprint_bits, std::string* out);
 
 // A run of hashes: one chunk of a caller's hash storage.
 struct HashRun {
-  uint64_t* data;
+  const uint64_t* data;
   size_t size;
 };
 
-// The same over the union of several runs, with no copy of them: each run
-// is sorted in place (and stays sorted, so a caller may build again from
-// them), then the runs are merged as they are placed. For builders that
-// keep their hashes in chunks, like the RocksDB one (~8 bytes per key).
+// The same over the runs in turn, as if they were one array, with no copy
+// of them: for builders that keep their hashes in chunks, like the RocksDB
+// one (~8 bytes per key).
 Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
                          uint32_t fingerprint_bits, std::string* out);
 
@@ -157,7 +162,10 @@ class CuckooView {
   size_t size_bytes() const;
   // The statistics below scan every slot (they are for tools and tests).
   uint64_t num_items() const;  // occupied slots plus stash entries
-  double load() const;         // occupied slots / all slots
+  // The keys the filter records it was built from (format v2; keys sharing
+  // a bucket pair and fingerprint share one item); num_items() for v1.
+  uint64_t num_keys() const;
+  double load() const;  // occupied slots / all slots
   // Expected FPR of the filter as it is: per table, a query compares
   // against the items in two buckets, each matching with p = 1/(2^f - 1).
   double EstimatedFpr() const;
@@ -169,6 +177,8 @@ class CuckooView {
   uint32_t fingerprint_bits_ = 0;
   size_t size_bytes_ = 0;
   uint8_t version_ = kCurrentFormatVersion;
+  uint64_t num_keys_ = 0;
+  bool keys_known_ = false;
 };
 
 // A dynamic cuckoo filter: add, erase, may_contain.

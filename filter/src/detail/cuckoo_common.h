@@ -28,8 +28,9 @@ inline constexpr size_t kV1HeaderBytes = 8;
 inline constexpr size_t kTableHeaderBytes = 12;  // a table record, in v1 and v2
 inline constexpr size_t kStashEntryBytes = 8;
 // Format v2: every table's slots, the stashes, then the metadata: a 4-byte
-// checksum, a 12-byte record per table, 4 bytes of fields and the tag.
-inline constexpr size_t kMetadataFixedBytes = 12;
+// checksum, a 12-byte record per table, the key count (8), 4 bytes of
+// fields and the tag.
+inline constexpr size_t kMetadataFixedBytes = 20;
 inline size_t MetadataBytes(size_t num_tables) {
   return kMetadataFixedBytes + kTableHeaderBytes * num_tables;
 }
@@ -178,7 +179,8 @@ struct TableRecord {
 // Appends the v2 metadata of a filter whose slots and stashes `out` already
 // holds: the last step of every writer.
 inline void AppendMetadata(std::string* out, uint32_t fingerprint_bits,
-                           const std::vector<TableRecord>& tables) {
+                           const std::vector<TableRecord>& tables,
+                           uint64_t num_keys) {
   const size_t at = out->size();
   AppendU32(out, 0);  // the checksum, sealed below
   for (const TableRecord& t : tables) {
@@ -186,6 +188,8 @@ inline void AppendMetadata(std::string* out, uint32_t fingerprint_bits,
     AppendU32(out, t.seed);
     AppendU32(out, t.stash_count);
   }
+  AppendU32(out, static_cast<uint32_t>(num_keys));
+  AppendU32(out, static_cast<uint32_t>(num_keys >> 32));
   out->push_back(static_cast<char>(fingerprint_bits));
   out->push_back(static_cast<char>(kSlots));
   out->push_back(static_cast<char>(tables.size()));

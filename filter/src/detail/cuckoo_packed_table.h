@@ -99,6 +99,15 @@ class PackedSlotsView {
     return WordBucketsContain(first, second, fingerprint);
   }
 
+  // Find(bucket, 0): the first empty slot, or -1; for f <= 16 from one load
+  // (the lowest field the zero test flags is exact: borrows only move up).
+  int FirstEmptySlot(uint64_t bucket) const {
+    if (!HasWordBuckets()) return Find(bucket, 0);
+    const uint64_t word = BucketWord(bucket);
+    const uint64_t zero = (word - lanes_.low) & ~word & lanes_.high;
+    return zero == 0 ? -1 : static_cast<int>(__builtin_ctzll(zero) / bits_);
+  }
+
   // Whether WordBucketsContain applies: f <= 16.
   bool HasWordBuckets() const { return bits_ <= kMaxWordBucketBits; }
 
@@ -157,7 +166,7 @@ class PackedSlots : public PackedSlotsView {
 
   // Puts `fingerprint` in an empty slot of `bucket`; false if it is full.
   bool TryAdd(uint64_t bucket, uint32_t fingerprint) {
-    const int slot = Find(bucket, 0);
+    const int slot = FirstEmptySlot(bucket);
     if (slot < 0) return false;
     Exchange(bucket, static_cast<uint32_t>(slot), fingerprint);
     return true;
