@@ -7,3 +7,7 @@ sstfilter_add_test(cuckoo_filter_test
   SOURCES cuckoo_static_test.cc cuckoo_format_test.cc cuckoo_dynamic_test.cc
   LIBS sstfilter_core_internals
   LABELS filter)
+sstfilter_add_test(level_allocation_test
+  SOURCES level_allocation_test.cc
+  LIBS sstfilter::core
+  LABELS filter)
