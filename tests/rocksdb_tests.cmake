@@ -4,6 +4,10 @@ sstfilter_add_test(rocksdb_policy_test
   SOURCES rocksdb_policy_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
+sstfilter_add_test(rocksdb_level_aware_test
+  SOURCES rocksdb_level_aware_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals
+  LABELS rocksdb)
 sstfilter_add_test(rocksdb_filter_bits_test
   SOURCES rocksdb_filter_bits_test.cc
   LIBS sstfilter_rocksdb_plugin_internals

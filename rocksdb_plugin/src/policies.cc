@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "filter_bits.h"
+#include "policy_ids.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/table.h"
@@ -371,6 +372,16 @@ void AddPolicy(ObjectLibrary& library, const char* name, PolicyMaker make) {
 }
 
 }  // namespace
+
+// The helpers that the policies in other files reuse (policy_ids.h).
+RocksStatus ParseBloomBitsPerKey(std::string_view text, int64_t* millibits) {
+  return ParseBitsPerKey(text, kMinBloomMillibits, millibits);
+}
+bool ParseDecimalMillis(std::string_view text, int64_t* millis) {
+  return ParseMillis(text, millis);
+}
+std::string FormatDecimalMillis(int64_t millis) { return FormatMillis(millis); }
+
 }  // namespace sstfilter::rocksdb_plugin
 
 extern "C" int RegisterSstfilterPolicies(
@@ -387,5 +398,6 @@ extern "C" int RegisterSstfilterPolicies(
                std::unique_ptr<const FilterPolicy>* policy) {
               return NewCuckooOrHybrid(true, fields, policy);
             });
-  return 3;
+  AddPolicy(library, kLevelAwareName, NewLevelAware);
+  return 4;
 }
