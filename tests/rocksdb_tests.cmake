@@ -18,6 +18,11 @@ sstfilter_add_test(rocksdb_db_test
           rocksdb_db_robustness_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
+# sstfilter.LevelAware in databases that RocksDB compacts itself.
+sstfilter_add_test(rocksdb_db_level_aware_test
+  SOURCES rocksdb_db_level_aware_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals
+  LABELS rocksdb)
 # Its own binary: it replaces the global operator new to count bytes.
 sstfilter_add_test(rocksdb_builder_memory_test
   SOURCES rocksdb_builder_memory_test.cc ${PROJECT_SOURCE_DIR}/bench/alloc_meter.cc
