@@ -14,3 +14,7 @@ sstfilter_add_test(format_compat_test
   LABELS filter)
 target_compile_definitions(format_compat_test
   PRIVATE SSTFILTER_GOLDEN_DIR="${CMAKE_CURRENT_SOURCE_DIR}/golden")
+sstfilter_add_test(level_allocation_test
+  SOURCES level_allocation_test.cc
+  LIBS sstfilter::core
+  LABELS filter)

@@ -78,6 +78,8 @@ TEST(RocksdbDb, ReopenFromOptionsFileKeepsPolicy) {
        "filter_policy={id=sstfilter.Cuckoo:12;fingerprint_bits=16;}", 16},
       {"sstfilter.Hybrid:10:-1",
        "filter_policy={id=sstfilter.Hybrid:10:-1;fingerprint_bits=0;}", 9},
+      {"sstfilter.LevelAware:10", "filter_policy=sstfilter.LevelAware:10:10",
+       0},
   };
   constexpr uint64_t kKeys = 20000;
   for (const auto& c : cases) {

@@ -125,8 +125,9 @@ inline std::vector<std::string> FilesAtLevel(rdb::DB* db, int level) {
 
 // An LSM with files on L0..L3 whose key ranges all overlap: key i goes to
 // run i % 4, run 0 is compacted to L3 (bottommost), run 1 to L2, run 2 to
-// L1 and run 3 stays on L0, in files of about 2 MiB.
-inline void BuildLeveledDb(rdb::DB* db, uint64_t num_keys) {
+// L1 and run 3 stays on L0, in files of about `file_bytes`.
+inline void BuildLeveledDb(rdb::DB* db, uint64_t num_keys,
+                           uint64_t file_bytes = 2 << 20) {
   for (int run = 0; run < 4; ++run) {
     std::vector<uint64_t> ids;
     for (uint64_t i = run; i < num_keys; i += 4) ids.push_back(i);
@@ -136,7 +137,7 @@ inline void BuildLeveledDb(rdb::DB* db, uint64_t num_keys) {
     if (level == 0) break;
     rdb::CompactionOptions compaction;
     compaction.compression = rdb::kSnappyCompression;
-    compaction.output_file_size_limit = 2 << 20;
+    compaction.output_file_size_limit = file_bytes;
     ASSERT_TRUE(db->CompactFiles(compaction, FilesAtLevel(db, 0), level).ok());
   }
   for (int level = 0; level < 4; ++level) {

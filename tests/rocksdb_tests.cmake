@@ -4,6 +4,10 @@ sstfilter_add_test(rocksdb_policy_test
   SOURCES rocksdb_policy_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
+sstfilter_add_test(rocksdb_level_aware_test
+  SOURCES rocksdb_level_aware_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals
+  LABELS rocksdb)
 sstfilter_add_test(rocksdb_filter_bits_test
   SOURCES rocksdb_filter_bits_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
@@ -19,6 +23,11 @@ target_compile_definitions(rocksdb_reader_paths_test
 sstfilter_add_test(rocksdb_db_test
   SOURCES rocksdb_db_filtering_test.cc rocksdb_db_options_test.cc
           rocksdb_db_robustness_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals
+  LABELS rocksdb)
+# sstfilter.LevelAware in databases that RocksDB compacts itself.
+sstfilter_add_test(rocksdb_db_level_aware_test
+  SOURCES rocksdb_db_level_aware_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
 # Its own binary: it replaces the global operator new to count bytes.

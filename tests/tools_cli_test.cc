@@ -220,6 +220,66 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(RunCommand(kInspect + " " + sst_ + " --key").exit_code, 2);
 }
 
+// A 0-byte SST that a crash left in a DB directory is an orphan: the
+// MANIFEST does not list it, so it is reported, not read, and the exit
+// status stays 0, for the plain listing and the --db summary alike.
+TEST_F(CliTest, OrphanSstInADbIsReportedAndExitsZero) {
+  const std::string orphan = db_.path() + "/000999.sst";
+  WriteFile(orphan, "");
+  const std::string orphan_line = "  " + orphan + "  0 bytes\n";
+
+  const CommandResult plain = RunCommand(kInspect + " " + db_.path());
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.err, "");
+  EXPECT_TRUE(Contains(plain.out, sst_ + "\n")) << plain.out;
+  EXPECT_TRUE(Contains(plain.out, "\norphans  ")) << plain.out;
+  EXPECT_TRUE(Contains(plain.out, orphan_line)) << plain.out;
+
+  const CommandResult db = RunCommand(kInspect + " --db " + db_.path());
+  EXPECT_EQ(db.exit_code, 0) << db.err;
+  EXPECT_EQ(db.err, "");
+  const std::vector<std::string> lines = Lines(db.out);
+  ASSERT_GE(lines.size(), 5u) << db.out;
+  EXPECT_EQ(lines[0], db_.path() + "  column family default, 1 live SST file");
+  EXPECT_EQ(lines[2].rfind("  L0                 1       2000", 0), 0u)
+      << lines[2];
+  EXPECT_TRUE(Contains(lines[2], "BlockedBloom")) << lines[2];
+  EXPECT_TRUE(Contains(db.out, "expected data-block reads per absent Get: "))
+      << db.out;
+  EXPECT_TRUE(Contains(db.out, orphan_line)) << db.out;
+
+  if (RunCommand("python3 -c pass").exit_code != 0) return;
+  TempDir scratch;
+  const std::string check =
+      "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); " +
+      std::string(
+          "o=d[\"orphans\"] if \"orphans\" in d else "
+          "d[\"dbs\"][0][\"orphans\"]; assert d[\"errors\"]==0; "
+          "assert o==[{\"path\": sys.argv[2], \"bytes\": 0}]' ") +
+      scratch.path() + "/out.json " + orphan;
+  for (const char* mode : {"--json", "--json --db"}) {
+    const CommandResult json =
+        RunCommand(kInspect + " " + mode + " " + db_.path());
+    EXPECT_EQ(json.exit_code, 0) << mode << ": " << json.err;
+    WriteFile(scratch.path() + "/out.json", json.out);
+    const CommandResult valid = RunCommand(check);
+    EXPECT_EQ(valid.exit_code, 0) << mode << ": " << valid.err << json.out;
+  }
+}
+
+TEST_F(CliTest, DbSummaryOfANonDbOrWithKeysFails) {
+  TempDir dir;
+  const CommandResult not_db = RunCommand(kInspect + " --db " + dir.path());
+  EXPECT_EQ(not_db.exit_code, 1);
+  EXPECT_EQ(Lines(not_db.err).at(0),
+            dir.path() +
+                ": NotFound: no CURRENT file: not a RocksDB DB "
+                "directory");
+  EXPECT_EQ(RunCommand(kInspect + " --db --key k " + db_.path()).exit_code, 2);
+  EXPECT_EQ(RunCommand(kInspect + " --db --partitions " + db_.path()).exit_code,
+            2);
+}
+
 // What a compaction writes shows whether the tool created our policy from
 // the OPTIONS file: RocksDB silently drops a policy it cannot create.
 std::string FilterAfterCompaction(const std::string& ldb_command,

@@ -1,7 +1,12 @@
-# Tools suites (label "tools"): the inspector's library on real SST files,
-# and the sstfilter-inspect / -ldb / -sst-dump binaries end to end.
+# Tools suites (label "tools"): the inspector's library on real SST files
+# and whole DBs, and the sstfilter-inspect / -ldb / -sst-dump binaries end
+# to end.
 sstfilter_add_test(tools_inspect_test
   SOURCES tools_inspect_test.cc
+  LIBS sstfilter_inspector sstfilter_rocksdb_plugin_internals
+  LABELS tools)
+sstfilter_add_test(tools_db_summary_test
+  SOURCES tools_db_summary_test.cc
   LIBS sstfilter_inspector sstfilter_rocksdb_plugin_internals
   LABELS tools)
 sstfilter_add_test(tools_cli_test

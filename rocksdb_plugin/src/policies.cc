@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "filter_bits.h"
+#include "policy_ids.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/options.h"
@@ -434,7 +435,7 @@ RocksStatus NewCuckooOrHybrid(bool hybrid,
 // default (ConfigOptions::ignore_unsupported_options).
 std::string UnknownNameError(const std::string& id) {
   return id + ": unknown policy; the policies are " + kBlockedBloomName + ", " +
-         kCuckooName + " and " + kHybridName;
+         kCuckooName + ", " + kHybridName + " and " + kLevelAwareName;
 }
 
 using PolicyMaker = RocksStatus (*)(const std::vector<std::string_view>&,
@@ -460,6 +461,16 @@ void AddPolicy(ObjectLibrary& library, const char* name, PolicyMaker make) {
 }
 
 }  // namespace
+
+// The helpers that the policies in other files reuse (policy_ids.h).
+RocksStatus ParseBloomBitsPerKey(std::string_view text, int64_t* millibits) {
+  return ParseBitsPerKey(text, kMinBloomMillibits, millibits);
+}
+bool ParseDecimalMillis(std::string_view text, int64_t* millis) {
+  return ParseMillis(text, millis);
+}
+std::string FormatDecimalMillis(int64_t millis) { return FormatMillis(millis); }
+
 }  // namespace sstfilter::rocksdb_plugin
 
 extern "C" int RegisterSstfilterPolicies(
@@ -476,6 +487,7 @@ extern "C" int RegisterSstfilterPolicies(
                std::unique_ptr<const FilterPolicy>* policy) {
               return NewCuckooOrHybrid(true, fields, policy);
             });
+  AddPolicy(library, kLevelAwareName, NewLevelAware);
   // Last: a library uses the first factory whose pattern matches.
   library.AddFactory<const FilterPolicy>(
       ObjectLibrary::PatternEntry("sstfilter").AddSeparator(".", true),
@@ -485,5 +497,5 @@ extern "C" int RegisterSstfilterPolicies(
         *errmsg = UnknownNameError(id);
         return nullptr;
       });
-  return 4;
+  return 5;
 }

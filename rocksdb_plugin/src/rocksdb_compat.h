@@ -71,6 +71,25 @@ inline ROCKSDB_NAMESPACE::Status OpenDb(
 #endif
 }
 
+// DB::OpenForReadOnly into a std::unique_ptr: the same change as for Open
+// (11.x has no DB** form).
+inline ROCKSDB_NAMESPACE::Status OpenDbForReadOnly(
+    const ROCKSDB_NAMESPACE::DBOptions& options, const std::string& path,
+    const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor>& families,
+    std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>* handles,
+    std::unique_ptr<ROCKSDB_NAMESPACE::DB>* db) {
+#if SSTFILTER_ROCKSDB_AT_LEAST(10, 0)
+  return ROCKSDB_NAMESPACE::DB::OpenForReadOnly(options, path, families,
+                                                handles, db);
+#else
+  ROCKSDB_NAMESPACE::DB* raw = nullptr;
+  const ROCKSDB_NAMESPACE::Status s = ROCKSDB_NAMESPACE::DB::OpenForReadOnly(
+      options, path, families, handles, &raw);
+  db->reset(raw);
+  return s;
+#endif
+}
+
 // What the filters did for point lookups (Get, MultiGet) since `stats` was
 // last taken, whole-key and prefix filters together: useful (the filter
 // said no), positive and true positive. RocksDB 8.3 counts prefix-filter

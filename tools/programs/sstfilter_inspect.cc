@@ -1,10 +1,16 @@
 // sstfilter-inspect: what each SST's filter is, costs and buys.
 //
 //   sstfilter-inspect [options] PATH...
+//   sstfilter-inspect --db [--json] DIR...
 //
-// PATH is an SST file or a DB directory (its *.sst files). Exit status: 0
-// if every file was read, 1 if any gave an error (each gets one line and
-// the scan goes on), 2 for a usage error.
+// PATH is an SST file or a directory: of a DB (one with a CURRENT file), the
+// SST files its MANIFEST lists; of anything else, its *.sst files. With
+// --db, each DIR is a DB summed up level by level (db_summary.h).
+//
+// Exit status: 0 if every file to read was read (orphans, the *.sst files
+// of a DB that its MANIFEST does not list, are reported but not read, and
+// never make it 1); 1 if any file, or with --db a MANIFEST, gave an error
+// (each gets one line on stderr and the scan goes on); 2 for a usage error.
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,19 +20,27 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "db_summary.h"
 #include "inspector.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using sstfilter::inspect::FileReport;
+using sstfilter::inspect::OrphanFile;
 using sstfilter::inspect::PrintOptions;
 
 constexpr char kUsage[] =
     "usage: sstfilter-inspect [options] PATH...\n"
-    "  PATH             an SST file, or a DB directory (its *.sst files)\n"
+    "       sstfilter-inspect --db [--json] DIR...\n"
+    "  PATH             an SST file, or a DB directory (the SST files its\n"
+    "                   MANIFEST lists; other *.sst files are orphans)\n"
+    "  --db             sum each DB's filters up per level: files, keys,\n"
+    "                   bytes, bits/key, kinds, FPRs, and the expected\n"
+    "                   data-block reads of an absent-key Get\n"
     "  --json           print JSON instead of a table\n"
     "  --key K          may K be in each SST? (repeatable)\n"
     "  --keys-file F    the same for every line of F\n"
@@ -38,6 +52,7 @@ struct Args {
   std::vector<std::string> paths;
   std::vector<std::string> keys;
   bool json = false;
+  bool db = false;
   bool progress = true;
   PrintOptions print;
 };
@@ -96,6 +111,8 @@ bool ParseArgs(int argc, char** argv, Args* args) {
       }
     } else if (arg == "--json") {
       args->json = true;
+    } else if (arg == "--db") {
+      args->db = true;
     } else if (arg == "--hex") {
       args->print.hex_keys = true;
     } else if (arg == "--partitions") {
@@ -117,6 +134,10 @@ bool ParseArgs(int argc, char** argv, Args* args) {
     std::cerr << kUsage;
     return false;
   }
+  if (args->db && (!raw_keys.empty() || args->print.per_partition)) {
+    std::cerr << "sstfilter-inspect: --db takes no keys and no --partitions\n";
+    return false;
+  }
   for (const std::string& key : raw_keys) {
     std::string decoded = key;
     if (args->print.hex_keys && !HexDecode(key, &decoded)) {
@@ -129,10 +150,31 @@ bool ParseArgs(int argc, char** argv, Args* args) {
   return true;
 }
 
-// The files to inspect: each file argument, and the *.sst files of each
-// directory in name order. A directory without any gets an error report.
+// The SST files that the MANIFEST of the DB at `dir` lists; its other
+// *.sst files go to `orphans`. False (after a note) if the MANIFEST cannot
+// be read.
+bool ListDbFiles(const std::string& dir, std::vector<std::string>* ssts,
+                 std::vector<OrphanFile>* orphans) {
+  std::vector<sstfilter::inspect::LiveFile> live;
+  const sstfilter::Status s = sstfilter::inspect::ListLiveFiles(dir, &live);
+  if (!s.ok()) {
+    std::cerr << "sstfilter-inspect: " << dir << ": " << s.ToString()
+              << "; reading every .sst file\n";
+    return false;
+  }
+  for (const auto& file : live) ssts->push_back(file.path);
+  for (OrphanFile& orphan : sstfilter::inspect::FindOrphans(dir, live)) {
+    orphans->push_back(std::move(orphan));
+  }
+  return true;
+}
+
+// The files to inspect: each file argument, then per directory in name
+// order the SST files of a DB's MANIFEST (see ListDbFiles) or the *.sst
+// files of another directory. A directory without any gets an error report.
 std::vector<std::string> ListFiles(const std::vector<std::string>& paths,
-                                   std::vector<FileReport>* errors) {
+                                   std::vector<FileReport>* errors,
+                                   std::vector<OrphanFile>* orphans) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {
     std::error_code ec;
@@ -141,17 +183,22 @@ std::vector<std::string> ListFiles(const std::vector<std::string>& paths,
       continue;
     }
     std::vector<std::string> ssts;
-    for (const auto& entry : fs::directory_iterator(path, ec)) {
-      if (entry.path().extension() == ".sst") {
-        ssts.push_back(entry.path().string());
+    const bool db = sstfilter::inspect::IsDbDirectory(path) &&
+                    ListDbFiles(path, &ssts, orphans);
+    if (!db) {
+      for (const auto& entry : fs::directory_iterator(path, ec)) {
+        if (entry.path().extension() == ".sst") {
+          ssts.push_back(entry.path().string());
+        }
       }
     }
     if (ssts.empty()) {
       FileReport report;
       report.path = path;
       report.status = sstfilter::Status::NotFound(
-          ec ? "cannot list directory: " + ec.message()
-             : "directory holds no .sst files");
+          ec   ? "cannot list directory: " + ec.message()
+          : db ? "the MANIFEST lists no SST files"
+               : "directory holds no .sst files");
       errors->push_back(report);
     }
     std::sort(ssts.begin(), ssts.end());
@@ -160,13 +207,55 @@ std::vector<std::string> ListFiles(const std::vector<std::string>& paths,
   return files;
 }
 
+// --db: a summary per DB; every file that cannot be read gets its error
+// line on stderr. Returns the number of errors.
+size_t SummarizeDbs(const Args& args) {
+  size_t errors = 0;
+  if (args.json) std::cout << "{\"dbs\": [";
+  for (size_t i = 0; i < args.paths.size(); ++i) {
+    const sstfilter::inspect::DbSummary summary =
+        sstfilter::inspect::SummarizeDb(args.paths[i]);
+    errors += summary.errors + !summary.status.ok();
+    for (const auto& family : summary.column_families) {
+      for (const auto& level : family.levels) {
+        for (const FileReport& file : level.files) {
+          if (!file.status.ok()) {
+            std::cout << std::flush;
+            std::cerr << sstfilter::inspect::FormatText(file, args.print);
+          }
+        }
+      }
+    }
+    if (args.json) {
+      std::cout << (i ? ",\n  " : "\n  ")
+                << sstfilter::inspect::FormatDbJson(summary);
+    } else if (summary.status.ok()) {
+      std::cout << (i ? "\n" : "") << sstfilter::inspect::FormatDbText(summary);
+    } else {
+      std::cerr << sstfilter::inspect::FormatDbText(summary);
+    }
+  }
+  if (args.json) std::cout << "\n], \"errors\": " << errors << "}\n";
+  return errors;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Args args;
   if (!ParseArgs(argc, argv, &args)) return 2;
+  if (args.db) {
+    const size_t errors = SummarizeDbs(args);
+    if (!args.json && errors > 0) {
+      std::cerr << "sstfilter-inspect: " << errors
+                << (errors == 1 ? " error\n" : " errors\n");
+    }
+    return errors > 0 ? 1 : 0;
+  }
   std::vector<FileReport> reports;
-  const std::vector<std::string> files = ListFiles(args.paths, &reports);
+  std::vector<OrphanFile> orphans;
+  const std::vector<std::string> files =
+      ListFiles(args.paths, &reports, &orphans);
   const bool show_progress = args.progress && files.size() > 1 && isatty(2);
 
   size_t errors = 0;
@@ -197,8 +286,12 @@ int main(int argc, char** argv) {
   }
   if (show_progress) std::cerr << "\r\033[K" << std::flush;
   if (args.json) {
-    std::cout << (first ? "{\"files\": [" : "\n") << "], \"errors\": " << errors
-              << "}\n";
+    std::cout << (first ? "{\"files\": [" : "\n") << "], \"orphans\": "
+              << sstfilter::inspect::FormatOrphansJson(orphans)
+              << ", \"errors\": " << errors << "}\n";
+  } else if (!orphans.empty()) {
+    std::cout << (first ? "" : "\n")
+              << sstfilter::inspect::FormatOrphansText(orphans);
   }
   if (!args.json && errors > 0) {
     std::cerr << "sstfilter-inspect: " << errors << " of "

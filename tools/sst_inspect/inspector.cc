@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <cinttypes>
-#include <cstdarg>
-#include <cstdio>
 #include <memory>
 #include <utility>
 
+#include "output_format.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/utilities/object_registry.h"
@@ -159,25 +158,6 @@ void Summarize(FileReport* report) {
 
 // ---- formatting ----
 
-std::string Printf(const char* format, ...)
-    __attribute__((format(printf, 1, 2)));
-std::string Printf(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  va_list copy;
-  va_copy(copy, args);
-  const int length = std::vsnprintf(nullptr, 0, format, copy);
-  va_end(copy);
-  std::string out(length > 0 ? static_cast<size_t>(length) : 0, '\0');
-  std::vsnprintf(out.data(), out.size() + 1, format, args);
-  va_end(args);
-  return out;
-}
-
-std::string Percent(double fraction) {
-  return Printf("%.3g%%", 100 * fraction);
-}
-
 double BitsPerKey(const sst::FilterBlockInfo& block) {
   return block.keys > 0 ? 8.0 * static_cast<double>(block.bytes) /
                               static_cast<double>(block.keys)
@@ -204,28 +184,9 @@ std::string TextKey(const std::string& key, const PrintOptions& options) {
   return out + "\"";
 }
 
-// A JSON string. Bytes outside printable ASCII become \u00NN (each byte
-// read as a Latin-1 character), so any key gives valid JSON.
-std::string JsonString(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      out += Printf("\\u%04x", c);
-    }
-  }
-  return out + "\"";
-}
-
 std::string JsonKey(const std::string& key, const PrintOptions& options) {
   return JsonString(options.hex_keys ? Hex(key) : key);
 }
-
-std::string JsonNumber(double value) { return Printf("%.6g", value); }
 
 // Parameters shared by all blocks as "name=value", others "name=min..max".
 std::vector<std::pair<std::string, std::string>> MergedParams(
@@ -358,6 +319,12 @@ FileReport InspectFile(const std::string& path,
     return report;
   }
   return InspectSource(*source, path, keys);
+}
+
+std::string KindName(const FileReport& report) {
+  std::string family;
+  uint32_t version = 0;
+  return CommonKind(report.blocks, &family, &version);
 }
 
 std::string FormatText(const FileReport& report, const PrintOptions& options) {

@@ -58,6 +58,10 @@ FileReport InspectSource(const sst::Source& source, const std::string& path,
 FileReport InspectFile(const std::string& path,
                        const std::vector<std::string>& keys);
 
+// The kind of the file's filter blocks ("BlockedBloom", "FastLocalBloom",
+// ...), "mixed" if they differ, "" for a table without a filter.
+std::string KindName(const FileReport& report);
+
 // Output options.
 struct PrintOptions {
   bool per_partition = false;  // a row per partition (table output)

@@ -30,6 +30,17 @@
 //       for flushes only; -1: always Cuckoo; num_levels: Bloom for all
 //       but the bottommost files. DB::Open checks it against the column
 //       family's num_levels.
+//   sstfilter.LevelAware:<avg_bits_per_key>[:<size_ratio>]
+//       Per level of a leveled tree, the bits/key and the kind (BlockedBloom
+//       or Cuckoo, whichever the models give the lower FPR there) that
+//       minimise the sum of the levels' FPRs, i.e. an absent-key Get's
+//       wasted reads, at avg_bits_per_key (1..100) over a tree whose levels
+//       grow by size_ratio (2..100, default 10): Monkey, see
+//       sstfilter/level_allocation.h. L0 and flushes get more than the
+//       shallowest level. A table's level counts from the deepest level
+//       the policy has seen built, so the static and dynamic level layouts
+//       both work. Universal and FIFO compaction, and tables of no level
+//       (SstFileWriter), get avg_bits_per_key uniformly.
 //
 // bits_per_key is a decimal such as 10 or 9.9, kept to 1/1000 as RocksDB's
 // "bloomfilter:9.9" is. BlockedBloom takes 1..100. Cuckoo and Hybrid take
@@ -46,7 +57,7 @@
 //
 // Each policy's GetId() is the canonical form of its id, so RocksDB writes
 // it to the DB's OPTIONS file and LoadLatestOptions recreates the same
-// policy. All three share CompatibilityName() "sstfilter": each reads both
+// policy. All four share CompatibilityName() "sstfilter": each reads both
 // formats, so a DB may switch between them and keep using the filters of
 // its existing SST files. A filter block that does not parse degrades to
 // "may match" for every key.
@@ -60,8 +71,8 @@
 // "fullfilter." / "partitionedfilter." meta block name in SST files).
 inline constexpr char kSstfilterCompatibilityName[] = "sstfilter";
 
-// Adds the three policy factories and one for any other "sstfilter." name
-// (an error that lists the known names) to `library`; returns how many (4).
+// Adds the four policy factories and one for any other "sstfilter." name
+// (an error that lists the known names) to `library`; returns how many (5).
 // `arg` is ignored. This is the registration function of RocksDB's plugin
 // folder ABI (<name>_FUNC) and of ObjectRegistry::AddLibrary; call it once
 // per library, e.g.

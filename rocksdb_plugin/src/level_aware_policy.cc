@@ -1,0 +1,175 @@
+// sstfilter.LevelAware: per-level bits/key and filter kind (Monkey; the
+// allocation is sstfilter/level_allocation.h). The way a policy reads
+// FilterBuildingContext follows RocksDB's own examples: RibbonFilterPolicy
+// (filter_policy.cc) and LevelAndStyleCustomFilterPolicy
+// (db/db_bloom_filter_test.cc).
+//
+// What it assumes about the tree: the populated levels, from the shallowest
+// that compactions write (learned: L1 in the static layout, the base level
+// in the dynamic one) to the deepest known to hold data (learned from
+// is_bottommost and from non-bottommost outputs, which have data below),
+// grow by the size ratio T per level, and L0 is one more level above them.
+// A table's position is its distance from that deepest level, so the
+// static and dynamic layouts (level_compaction_dynamic_level_bytes) are both
+// read correctly, whatever num_levels says. What is learned only grows, so
+// one policy object should serve one column family.
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <climits>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "filter_bits.h"
+#include "policy_ids.h"
+#include "rocksdb/table.h"
+#include "sstfilter/level_allocation.h"
+#include "sstfilter/rocksdb_plugin.h"
+
+namespace sstfilter::rocksdb_plugin {
+namespace {
+
+using ROCKSDB_NAMESPACE::FilterBitsBuilder;
+using ROCKSDB_NAMESPACE::FilterBitsReader;
+using ROCKSDB_NAMESPACE::FilterBuildingContext;
+using ROCKSDB_NAMESPACE::FilterPolicy;
+using ROCKSDB_NAMESPACE::Slice;
+using RocksStatus = ROCKSDB_NAMESPACE::Status;
+
+constexpr int64_t kDefaultSizeRatioMillis = 10000;  // RocksDB's default T
+// Trees deeper than this are allocated as this many levels: the levels
+// above hold a vanishing share and get the top's filter.
+constexpr int kMaxShapeLevels = 16;
+
+// Raises (or lowers) `target` to `value` if that is higher (lower).
+void StoreMax(std::atomic<int>& target, int value) {
+  int seen = target.load(std::memory_order_relaxed);
+  while (value > seen && !target.compare_exchange_weak(seen, value)) {
+  }
+}
+void StoreMin(std::atomic<int>& target, int value) {
+  int seen = target.load(std::memory_order_relaxed);
+  while (value < seen && !target.compare_exchange_weak(seen, value)) {
+  }
+}
+
+class LevelAwarePolicy : public FilterPolicy {
+ public:
+  LevelAwarePolicy(int64_t millibits, int64_t ratio_millis)
+      : millibits_(millibits),
+        ratio_millis_(ratio_millis),
+        uniform_(BestFilterFor(BitsPerKey())) {}
+
+  const char* Name() const override { return kLevelAwareName; }
+  const char* CompatibilityName() const override {
+    return kSstfilterCompatibilityName;
+  }
+  std::string GetId() const override {
+    return std::string(Name()) + ":" + FormatDecimalMillis(millibits_) + ":" +
+           FormatDecimalMillis(ratio_millis_);
+  }
+  FilterBitsReader* GetFilterBitsReader(const Slice& contents) const override {
+    return NewBitsReader(contents);
+  }
+  FilterBitsBuilder* GetBuilderWithContext(
+      const FilterBuildingContext& context) const override {
+    const FilterChoice choice = ChoiceFor(context);
+    BuilderConfig config;
+    config.kind = choice.kind;
+    config.bits_per_key = choice.bits_per_key;
+    config.fingerprint_bits = choice.fingerprint_bits;
+    config.post_verify =
+        context.table_options.detect_filter_construct_corruption;
+    return NewBitsBuilder(config);
+  }
+
+ private:
+  double BitsPerKey() const { return static_cast<double>(millibits_) / 1000; }
+  double SizeRatio() const { return static_cast<double>(ratio_millis_) / 1000; }
+
+  FilterChoice ChoiceFor(const FilterBuildingContext& context) const {
+    // Universal and FIFO have no levels of T-fold sizes; a table of no
+    // level (SstFileWriter, or level -1 outside a flush) has no place in
+    // the tree: uniform bits/key for them.
+    if (context.compaction_style != ROCKSDB_NAMESPACE::kCompactionStyleLevel) {
+      return uniform_;
+    }
+    const bool flush =
+        context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush;
+    const int level = flush ? 0 : context.level_at_creation;
+    if (level < 0) return uniform_;
+    if (level > 0) Learn(context, level);
+    const int deepest = deepest_.load(std::memory_order_relaxed);
+    if (deepest == 0) return uniform_;  // only L0 so far: a one-level tree
+    const int shallowest =
+        std::min(shallowest_.load(std::memory_order_relaxed), deepest);
+    // Levels shallowest..deepest, plus L0 above them.
+    const int num_levels = std::min(deepest - shallowest + 2, kMaxShapeLevels);
+    const int from_bottom =
+        level == 0 ? num_levels - 1
+                   : std::clamp(deepest - level, 0, num_levels - 2);
+    return Shape(num_levels).levels[from_bottom];
+  }
+
+  void Learn(const FilterBuildingContext& context, int level) const {
+    StoreMin(shallowest_, level);
+    // A table that is not bottommost has data below it.
+    int deepest = context.is_bottommost ? level : level + 1;
+    if (context.num_levels > 0)
+      deepest = std::min(deepest, context.num_levels - 1);
+    StoreMax(deepest_, deepest);
+  }
+
+  // The allocation for a tree of `num_levels` levels, made once.
+  const LevelAllocation& Shape(int num_levels) const {
+    const int i = num_levels - 1;
+    std::call_once(shape_once_[i], [&] {
+      // The arguments were checked when the policy was made.
+      AllocateLevelBits(BitsPerKey(), SizeRatio(),
+                        static_cast<uint32_t>(num_levels), &shapes_[i]);
+    });
+    return shapes_[i];
+  }
+
+  const int64_t millibits_;
+  const int64_t ratio_millis_;
+  const FilterChoice uniform_;
+  // What builds have shown of the tree, shared by every table's builder.
+  mutable std::atomic<int> shallowest_{INT_MAX};
+  mutable std::atomic<int> deepest_{0};
+  mutable std::array<std::once_flag, kMaxShapeLevels> shape_once_;
+  mutable std::array<LevelAllocation, kMaxShapeLevels> shapes_;
+};
+
+}  // namespace
+
+RocksStatus NewLevelAware(const std::vector<std::string_view>& fields,
+                          std::unique_ptr<const FilterPolicy>* policy) {
+  if (fields.empty() || fields.size() > 2) {
+    return RocksStatus::InvalidArgument(
+        "expected <avg_bits_per_key>[:<size_ratio>]");
+  }
+  int64_t millibits;
+  RocksStatus s = ParseBloomBitsPerKey(fields[0], &millibits);
+  if (!s.ok()) return s;
+  int64_t ratio_millis = kDefaultSizeRatioMillis;
+  if (fields.size() == 2 && !ParseDecimalMillis(fields[1], &ratio_millis)) {
+    return RocksStatus::InvalidArgument("size ratio \"" +
+                                        std::string(fields[1]) +
+                                        "\" is not a decimal like 10 or 8.5");
+  }
+  // The allocation's own limits decide what is valid.
+  LevelAllocation check;
+  const Status valid =
+      AllocateLevelBits(static_cast<double>(millibits) / 1000,
+                        static_cast<double>(ratio_millis) / 1000, 1, &check);
+  if (!valid.ok()) return RocksStatus::InvalidArgument(valid.message());
+  policy->reset(new LevelAwarePolicy(millibits, ratio_millis));
+  return s;
+}
+
+}  // namespace sstfilter::rocksdb_plugin

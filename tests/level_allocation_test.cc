@@ -1,0 +1,225 @@
+// Specification of the per-level allocation (Monkey on our own FPR models):
+// it spends exactly the budget on a T-shaped tree, gives more bits/key to
+// smaller levels, beats uniform bits/key, stays in bounds at the extremes,
+// and its choice of kind agrees with measured FPR.
+#include "sstfilter/level_allocation.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "sstfilter/blocked_bloom.h"
+#include "sstfilter/cuckoo_filter.h"
+#include "support/keys.h"
+
+namespace sstfilter {
+namespace {
+
+using test_support::AbsentKeyHashes;
+using test_support::RandomKeyHashes;
+
+LevelAllocation MustAllocate(double bits_per_key, double size_ratio,
+                             uint32_t num_levels) {
+  LevelAllocation allocation;
+  const Status s =
+      AllocateLevelBits(bits_per_key, size_ratio, num_levels, &allocation);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(allocation.levels.size(), num_levels);
+  return allocation;
+}
+
+// Average bits/key over the tree: sum of share_i * bits_i.
+double AverageBitsPerKey(const LevelAllocation& allocation, double size_ratio) {
+  const uint32_t num_levels = static_cast<uint32_t>(allocation.levels.size());
+  double memory = 0;
+  for (uint32_t i = 0; i < num_levels; ++i) {
+    memory += LevelShare(size_ratio, num_levels, i) *
+              allocation.levels[i].bits_per_key;
+  }
+  return memory;
+}
+
+double SumOfFprs(const LevelAllocation& allocation) {
+  double sum = 0;
+  for (const FilterChoice& level : allocation.levels) sum += level.fpr;
+  return sum;
+}
+
+TEST(LevelAllocation, SpendsExactlyTheBudgetOnATShapedTree) {
+  // Budgets whose bottom level stays a BlockedBloom filter are met exactly.
+  for (double bits : {2.0, 5.0, 8.0, 10.0}) {
+    for (double ratio : {4.0, 10.0, 20.0}) {
+      for (uint32_t levels : {2u, 4u, 5u, 7u}) {
+        SCOPED_TRACE(std::to_string(bits) + " bits, T " +
+                     std::to_string(ratio) + ", " + std::to_string(levels) +
+                     " levels");
+        const LevelAllocation allocation = MustAllocate(bits, ratio, levels);
+        ASSERT_EQ(allocation.levels[0].kind, FilterKind::kBlockedBloom);
+        EXPECT_NEAR(AverageBitsPerKey(allocation, ratio), bits, bits * 1e-9);
+      }
+    }
+  }
+}
+
+TEST(LevelAllocation, BitsPerKeyGrowLevelByLevelUp) {
+  for (double bits : {1.0, 3.0, 10.0, 16.0, 30.0}) {
+    for (double ratio : {2.0, 10.0, 100.0}) {
+      for (uint32_t levels = 1; levels <= 7; ++levels) {
+        const LevelAllocation allocation = MustAllocate(bits, ratio, levels);
+        for (uint32_t i = 1; i < levels; ++i) {
+          EXPECT_GE(allocation.levels[i].bits_per_key,
+                    allocation.levels[i - 1].bits_per_key)
+              << bits << " bits, T " << ratio << ", level " << i;
+          EXPECT_LE(allocation.levels[i].fpr, allocation.levels[i - 1].fpr);
+        }
+      }
+    }
+  }
+}
+
+TEST(LevelAllocation, EachLevelsFprIsProportionalToItsSize) {
+  // Monkey's optimum: FPR_i proportional to entries_i, so each level up has
+  // 1/T of the FPR of the one below (for a standard Bloom filter, about
+  // 1.44 * log2(T) more bits/key). Cuckoo steps are whole fingerprint bits,
+  // a factor of 2 in FPR, so the ratio holds within a factor of 2.2.
+  for (double ratio : {4.0, 10.0, 20.0}) {
+    const LevelAllocation allocation = MustAllocate(10, ratio, 4);
+    for (uint32_t i = 1; i < 4; ++i) {
+      const double fpr_ratio =
+          allocation.levels[i - 1].fpr / allocation.levels[i].fpr;
+      EXPECT_GT(fpr_ratio, ratio / 2.2) << "T " << ratio << ", level " << i;
+      EXPECT_LT(fpr_ratio, ratio * 2.2) << "T " << ratio << ", level " << i;
+    }
+  }
+}
+
+TEST(LevelAllocation, BeatsUniformBitsPerKeyAtEqualMemory) {
+  for (double ratio : {2.0, 10.0, 100.0}) {
+    for (uint32_t levels = 2; levels <= 7; ++levels) {
+      const LevelAllocation allocation = MustAllocate(10, ratio, levels);
+      const double uniform = levels * BestFilterFor(10).fpr;
+      EXPECT_LT(SumOfFprs(allocation), uniform)
+          << "T " << ratio << ", " << levels << " levels";
+      // At T = 10 with five levels the gain is several-fold (issue 11's
+      // worked example: about 3.5x with standard-Bloom figures).
+      if (ratio == 10 && levels == 5) {
+        EXPECT_LT(SumOfFprs(allocation), uniform / 3);
+      }
+    }
+  }
+}
+
+TEST(LevelAllocation, StaysWithinBoundsAndBudgetAtExtremes) {
+  for (double bits : {1.0, 1.5, 4.0, 20.0, 50.0, 100.0}) {
+    for (double ratio : {2.0, 3.0, 10.0, 50.0, 100.0}) {
+      for (uint32_t levels = 1; levels <= 7; ++levels) {
+        SCOPED_TRACE(std::to_string(bits) + " bits, T " +
+                     std::to_string(ratio) + ", " + std::to_string(levels) +
+                     " levels");
+        const LevelAllocation allocation = MustAllocate(bits, ratio, levels);
+        for (const FilterChoice& level : allocation.levels) {
+          EXPECT_GE(level.bits_per_key, LevelAllocation::kMinBitsPerKey);
+          EXPECT_LE(level.bits_per_key, LevelAllocation::MaxBitsPerKey(bits));
+          EXPECT_GT(level.fpr, 0);
+          EXPECT_LT(level.fpr, 1);
+        }
+        // Never over the budget; under it by less than one fingerprint
+        // bit's cost when the bottom level is a cuckoo filter. (Past the
+        // widest fingerprint's cost, more bits hardly lower any FPR, and
+        // the allocation may leave them unspent.)
+        const double average = AverageBitsPerKey(allocation, ratio);
+        EXPECT_LE(average, bits * (1 + 1e-9));
+        const double one_fingerprint_bit =
+            StaticCuckooBitsPerKey(13) - StaticCuckooBitsPerKey(12);
+        if (bits < StaticCuckooBitsPerKey(CuckooLimits::kMaxFingerprintBits)) {
+          EXPECT_GE(average, bits - one_fingerprint_bit);
+        }
+      }
+    }
+  }
+}
+
+TEST(LevelAllocation, OneLevelIsUniform) {
+  for (double bits : {2.0, 10.0, 20.0}) {
+    const LevelAllocation allocation = MustAllocate(bits, 10, 1);
+    EXPECT_EQ(allocation.levels[0].kind, BestFilterFor(bits).kind);
+    EXPECT_DOUBLE_EQ(allocation.levels[0].bits_per_key,
+                     BestFilterFor(bits).bits_per_key);
+  }
+}
+
+TEST(LevelAllocation, RejectsOutOfRangeArguments) {
+  LevelAllocation allocation;
+  EXPECT_FALSE(AllocateLevelBits(0.5, 10, 5, &allocation).ok());
+  EXPECT_FALSE(AllocateLevelBits(101, 10, 5, &allocation).ok());
+  EXPECT_FALSE(AllocateLevelBits(NAN, 10, 5, &allocation).ok());
+  EXPECT_FALSE(AllocateLevelBits(10, 1.5, 5, &allocation).ok());
+  EXPECT_FALSE(AllocateLevelBits(10, 101, 5, &allocation).ok());
+  EXPECT_FALSE(AllocateLevelBits(10, 10, 0, &allocation).ok());
+  const Status s = AllocateLevelBits(10, 10, 65, &allocation);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("levels"), std::string::npos) << s.message();
+}
+
+// The kind choice follows the models; the models must follow measurement.
+// Away from the crossover (model FPRs more than 25% apart), the filter the
+// model prefers must also measure lower.
+double MeasuredFpr(const FilterChoice& choice,
+                   const std::vector<uint64_t>& keys,
+                   const std::vector<uint64_t>& absent) {
+  uint64_t positives = 0;
+  if (choice.kind == FilterKind::kCuckoo) {
+    std::string bytes;
+    EXPECT_TRUE(BuildStaticCuckoo(keys.data(), keys.size(),
+                                  choice.fingerprint_bits, &bytes)
+                    .ok());
+    CuckooView view;
+    EXPECT_TRUE(CuckooView::Parse(bytes, &view).ok());
+    for (uint64_t h : absent) positives += view.may_contain(h);
+  } else {
+    BlockedBloom filter;
+    EXPECT_TRUE(BlockedBloom::Create(BlockedBloomParams::ForBitsPerKey(
+                                         keys.size(), choice.bits_per_key),
+                                     &filter)
+                    .ok());
+    filter.add_batch(keys.data(), keys.size());
+    for (uint64_t h : absent) positives += filter.may_contain(h);
+  }
+  return static_cast<double>(positives) / static_cast<double>(absent.size());
+}
+
+TEST(LevelAllocation, KindChoiceAgreesWithMeasuredFpr) {
+  const std::vector<uint64_t> keys = RandomKeyHashes(200000, 11);
+  const std::vector<uint64_t> absent = AbsentKeyHashes(2000000);
+  const double crossover = CuckooCrossoverBitsPerKey();
+  // The crossover lies between 10 and 13 bits/key: measured, BlockedBloom
+  // beats Cuckoo f = 9 (9.38 bits/key) at 10 bits/key, and Cuckoo f = 12
+  // (12.5 bits/key) beats BlockedBloom at 12.5 (bench/README.md).
+  EXPECT_GT(crossover, 10);
+  EXPECT_LT(crossover, 13);
+  for (double bits : {6.0, 9.0, 10.0, 13.6, 16.7, 20.0}) {
+    SCOPED_TRACE(std::to_string(bits) + " bits/key");
+    const FilterChoice bloom{
+        FilterKind::kBlockedBloom, bits, 0,
+        BlockedBloomParams::ForBitsPerKey(1 << 20, bits).EstimatedFpr(1 << 20)};
+    uint32_t widest = 0;
+    for (uint32_t f = 4; f <= 32; ++f) {
+      if (StaticCuckooBitsPerKey(f) <= bits) widest = f;
+    }
+    const FilterChoice cuckoo{FilterKind::kCuckoo, bits, widest, 0};
+    const FilterChoice best = BestFilterFor(bits);
+    const FilterChoice& other =
+        best.kind == FilterKind::kCuckoo ? bloom : cuckoo;
+    const double best_measured = MeasuredFpr(best, keys, absent);
+    const double other_measured = MeasuredFpr(other, keys, absent);
+    EXPECT_LT(best_measured, other_measured)
+        << FilterKindName(best.kind) << " " << best_measured << " vs "
+        << FilterKindName(other.kind) << " " << other_measured;
+    EXPECT_EQ(best.kind == FilterKind::kCuckoo, bits >= crossover);
+  }
+}
+
+}  // namespace
+}  // namespace sstfilter

@@ -1,0 +1,279 @@
+// sstfilter-inspect --db's summary on real multi-level DBs: levels and files
+// as RocksDB's own metadata has them, every key counted once, the expected
+// reads of an absent-key Get as the files' FPRs add up and as RocksDB's
+// statistics measure them, for our policies and RocksDB's Bloom; orphan
+// SSTs listed and not read; the DB directory left as it was.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "db_summary.h"
+#include "inspector.h"
+#include "rocksdb_db_support.h"
+
+namespace sstfilter::rocksdb_testing {
+namespace {
+
+using inspect::DbSummary;
+using inspect::FileReport;
+using inspect::LevelSummary;
+
+constexpr uint64_t kKeys = 100000;          // L3, L2, L1 and one L0 file
+constexpr uint64_t kL0Keys = 5000;          // a second L0 file
+constexpr uint64_t kAbsent = 100000;        // absent-key Gets
+constexpr uint64_t kFileBytes = 256 << 10;  // several files a level
+
+std::set<std::string> DirectoryListing(const std::string& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    names.insert(
+        entry.path().filename().string() + " " +
+        std::to_string(entry.is_regular_file() ? entry.file_size() : 0));
+  }
+  return names;
+}
+
+struct PolicyCase {
+  const char* policy;
+  const char* kinds;  // of every level; "" = not checked
+};
+
+void PrintTo(const PolicyCase& c, std::ostream* os) { *os << c.policy; }
+
+class DbSummaryTest : public ::testing::TestWithParam<PolicyCase> {};
+
+// L0 (two files) to L3 (several files), written with the policy; the
+// summary is taken after the DB is closed, from its MANIFEST.
+TEST_P(DbSummaryTest, LevelsKeysAndExpectedReadsMatchTheDb) {
+  TempDir dir;
+  DbConfig config;
+  config.policy = GetParam().policy;
+  const rdb::Options options = MakeOptions(config);
+  auto db = Open(options, dir.path());
+  ASSERT_NE(db, nullptr);
+  BuildLeveledDb(db.get(), kKeys, kFileBytes);
+  Put(db.get(), Range(kKeys, kL0Keys));
+  Flush(db.get());
+  rdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  TakeStats(*options.statistics);
+  GetAll(db.get(), Range(kKeys + kL0Keys, kAbsent));
+  const FilterStats absent = TakeStats(*options.statistics);
+  ASSERT_TRUE(db->Close().ok());
+  db.reset();
+
+  const std::set<std::string> before = DirectoryListing(dir.path());
+  const DbSummary summary = inspect::SummarizeDb(dir.path());
+  EXPECT_EQ(DirectoryListing(dir.path()), before) << "the DB was changed";
+  ASSERT_TRUE(summary.status.ok()) << summary.status.ToString();
+  EXPECT_EQ(summary.errors, 0u);
+  EXPECT_TRUE(summary.orphans.empty());
+  ASSERT_EQ(summary.column_families.size(), 1u);
+  const inspect::ColumnFamilySummary& family = summary.column_families[0];
+  EXPECT_EQ(family.name, "default");
+
+  // The populated levels and their files, in RocksDB's order (L0 newest
+  // first), and the expected reads added up here from each file's report.
+  std::vector<const rdb::LevelMetaData*> populated;
+  for (const rdb::LevelMetaData& level : meta.levels) {
+    if (!level.files.empty()) populated.push_back(&level);
+  }
+  ASSERT_EQ(family.levels.size(), populated.size());
+  ASSERT_EQ(populated.size(), 4u);
+  EXPECT_EQ(populated[0]->files.size(), 2u);
+  EXPECT_GE(populated[3]->files.size(), 2u);
+  double expected_reads = 0;
+  uint64_t keys = 0;
+  for (size_t i = 0; i < populated.size(); ++i) {
+    const rdb::LevelMetaData& level = *populated[i];
+    const LevelSummary& summarized = family.levels[i];
+    SCOPED_TRACE("L" + std::to_string(level.level));
+    EXPECT_EQ(summarized.level, level.level);
+    ASSERT_EQ(summarized.files.size(), level.files.size());
+    double fpr_sum = 0, key_weighted_fpr_sum = 0;
+    uint64_t level_keys = 0;
+    for (size_t f = 0; f < level.files.size(); ++f) {
+      const std::string path =
+          level.files[f].directory + "/" + level.files[f].relative_filename;
+      EXPECT_TRUE(fs::equivalent(summarized.files[f].path, path));
+      const FileReport report = inspect::InspectFile(path, {});
+      ASSERT_TRUE(report.status.ok()) << report.status.ToString();
+      EXPECT_EQ(report.keys_source, "num_filter_entries");
+      fpr_sum += report.fpr;
+      key_weighted_fpr_sum += report.fpr * static_cast<double>(report.keys);
+      level_keys += report.keys;
+    }
+    EXPECT_EQ(summarized.keys, level_keys);
+    expected_reads += level.level == 0 ? fpr_sum
+                                       : key_weighted_fpr_sum /
+                                             static_cast<double>(level_keys);
+    keys += level_keys;
+    if (*GetParam().kinds != '\0') {
+      EXPECT_EQ(summarized.kinds, GetParam().kinds);
+    }
+  }
+  EXPECT_EQ(keys, kKeys + kL0Keys);
+  EXPECT_EQ(family.keys, keys);
+  EXPECT_NEAR(family.expected_reads, expected_reads, 1e-12);
+  EXPECT_EQ(family.num_files, meta.file_count);
+
+  // RocksDB's count of filters that let an absent Get through agrees: the
+  // files' FPR estimates are within a few percent, and 10^5 Gets sample
+  // them to about 2%.
+  const double measured =
+      static_cast<double>(absent.positive) / static_cast<double>(kAbsent);
+  std::printf("[ %s ] expected reads per absent Get %.5f, measured %.5f\n",
+              GetParam().policy, family.expected_reads, measured);
+  EXPECT_EQ(absent.true_positive, 0u);
+  EXPECT_NEAR(measured, family.expected_reads, 0.1 * family.expected_reads);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Policies, DbSummaryTest,
+    ::testing::Values(PolicyCase{"sstfilter.BlockedBloom:10", "BlockedBloom"},
+                      PolicyCase{"sstfilter.LevelAware:10", ""},
+                      PolicyCase{"bloomfilter:10", "FastLocalBloom"}),
+    [](const ::testing::TestParamInfo<PolicyCase>& info) {
+      const std::string policy = info.param.policy;
+      return policy.rfind("sstfilter.", 0) == 0 ? ShortName(policy)
+                                                : std::string("Builtin");
+    });
+
+// A small DB: one flushed L0 file.
+std::string SmallDb(const std::string& dir) {
+  DbConfig config;
+  config.policy = "sstfilter.BlockedBloom:10";
+  auto db = Open(MakeOptions(config), dir);
+  if (db == nullptr) return "";
+  Put(db.get(), Range(0, 1000));
+  Flush(db.get());
+  const std::vector<std::string> files = FilesAtLevel(db.get(), 0);
+  EXPECT_TRUE(db->Close().ok());
+  EXPECT_EQ(files.size(), 1u);
+  return files.empty() ? "" : files[0];
+}
+
+// Each column family is its own LSM, and a Get reads one: a summary each.
+TEST(DbSummaryColumnFamilies, EachColumnFamilyIsSummedUpApart) {
+  TempDir dir;
+  DbConfig config;
+  config.policy = "sstfilter.BlockedBloom:10";
+  const rdb::Options options = MakeOptions(config);
+  auto db = Open(options, dir.path());
+  ASSERT_NE(db, nullptr);
+  rdb::ColumnFamilyHandle* second = nullptr;
+  ASSERT_TRUE(db->CreateColumnFamily(options, "second", &second).ok());
+  Put(db.get(), Range(0, 3000));
+  Flush(db.get());
+  rdb::WriteOptions write_options;
+  for (uint64_t i = 0; i < 1000; ++i) {
+    ASSERT_TRUE(db->Put(write_options, second, Key(i), Value(i)).ok());
+  }
+  ASSERT_TRUE(db->Flush(rdb::FlushOptions(), second).ok());
+  ASSERT_TRUE(db->DestroyColumnFamilyHandle(second).ok());
+  ASSERT_TRUE(db->Close().ok());
+  db.reset();
+
+  const DbSummary summary = inspect::SummarizeDb(dir.path());
+  ASSERT_TRUE(summary.status.ok()) << summary.status.ToString();
+  ASSERT_EQ(summary.column_families.size(), 2u);
+  EXPECT_EQ(summary.column_families[0].name, "default");
+  EXPECT_EQ(summary.column_families[0].keys, 3000u);
+  EXPECT_EQ(summary.column_families[1].name, "second");
+  EXPECT_EQ(summary.column_families[1].keys, 1000u);
+  for (const auto& family : summary.column_families) {
+    ASSERT_EQ(family.levels.size(), 1u);
+    EXPECT_EQ(family.levels[0].kinds, "BlockedBloom");
+    EXPECT_EQ(family.expected_reads, family.levels[0].reads_per_get);
+  }
+}
+
+// What a crash leaves (a 0-byte table) and an unlisted copy of a good one
+// are orphans: listed with their sizes, never read, no error.
+TEST(DbSummaryOrphans, UnlistedSstsAreOrphansNotErrors) {
+  TempDir dir;
+  const std::string live = SmallDb(dir.path());
+  ASSERT_FALSE(live.empty());
+  const std::string empty = dir.path() + "/000999.sst";
+  const std::string copy = dir.path() + "/001000.sst";
+  std::ofstream(empty, std::ios::binary).close();
+  fs::copy_file(live, copy);
+  std::ofstream(dir.path() + "/notes.txt") << "not a table";
+
+  const DbSummary summary = inspect::SummarizeDb(dir.path());
+  ASSERT_TRUE(summary.status.ok()) << summary.status.ToString();
+  EXPECT_EQ(summary.errors, 0u);
+  ASSERT_EQ(summary.column_families.size(), 1u);
+  ASSERT_EQ(summary.column_families[0].levels.size(), 1u);
+  EXPECT_EQ(summary.column_families[0].levels[0].files.size(), 1u);
+  EXPECT_EQ(summary.column_families[0].keys, 1000u);
+  ASSERT_EQ(summary.orphans.size(), 2u);
+  EXPECT_EQ(summary.orphans[0].path, empty);
+  EXPECT_EQ(summary.orphans[0].bytes, 0u);
+  EXPECT_EQ(summary.orphans[1].path, copy);
+  EXPECT_EQ(summary.orphans[1].bytes, fs::file_size(live));
+  const std::string text = inspect::FormatDbText(summary);
+  EXPECT_NE(text.find("orphans  SST files that the MANIFEST does not list"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(empty + "  0 bytes\n"), std::string::npos) << text;
+}
+
+// A live table that is truncated or missing is one error, left out of the
+// figures; the MANIFEST is still read and the rest summed up.
+TEST(DbSummaryErrors, DamagedOrMissingLiveFileIsAnErrorAndLeftOut) {
+  for (const bool missing : {false, true}) {
+    SCOPED_TRACE(missing ? "missing" : "truncated");
+    TempDir dir;
+    const std::string live = SmallDb(dir.path());
+    ASSERT_FALSE(live.empty());
+    if (missing) {
+      fs::remove(live);
+    } else {
+      fs::resize_file(live, fs::file_size(live) / 2);
+    }
+    const DbSummary summary = inspect::SummarizeDb(dir.path());
+    ASSERT_TRUE(summary.status.ok()) << summary.status.ToString();
+    EXPECT_EQ(summary.errors, 1u);
+    ASSERT_EQ(summary.column_families.size(), 1u);
+    ASSERT_EQ(summary.column_families[0].levels.size(), 1u);
+    const LevelSummary& level = summary.column_families[0].levels[0];
+    ASSERT_EQ(level.files.size(), 1u);
+    EXPECT_EQ(level.files[0].status.code(),
+              missing ? StatusCode::kNotFound : StatusCode::kCorruption);
+    EXPECT_EQ(level.keys, 0u);
+    EXPECT_EQ(summary.column_families[0].expected_reads, 0);
+  }
+}
+
+// The OPTIONS file only names the column families and the comparator: a DB
+// without one (deleted, or older than OPTIONS files) is still read.
+TEST(DbSummaryErrors, ManifestIsReadWithoutAnOptionsFile) {
+  TempDir dir;
+  ASSERT_FALSE(SmallDb(dir.path()).empty());
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    if (entry.path().filename().string().rfind("OPTIONS", 0) == 0) {
+      fs::remove(entry.path());
+    }
+  }
+  const DbSummary summary = inspect::SummarizeDb(dir.path());
+  ASSERT_TRUE(summary.status.ok()) << summary.status.ToString();
+  ASSERT_EQ(summary.column_families.size(), 1u);
+  EXPECT_EQ(summary.column_families[0].keys, 1000u);
+}
+
+TEST(DbSummaryErrors, DirectoryWithoutCurrentIsNotADb) {
+  TempDir dir;
+  std::ofstream(dir.path() + "/000001.sst") << "x";
+  const DbSummary summary = inspect::SummarizeDb(dir.path());
+  EXPECT_EQ(summary.status.code(), StatusCode::kNotFound);
+  EXPECT_EQ(summary.status.message(),
+            "no CURRENT file: not a RocksDB DB directory");
+}
+
+}  // namespace
+}  // namespace sstfilter::rocksdb_testing

@@ -1,0 +1,328 @@
+#include "db_summary.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <system_error>
+#include <utility>
+
+#include "output_format.h"
+#include "rocksdb/convenience.h"
+#include "rocksdb/db.h"
+#include "rocksdb/metadata.h"
+#include "rocksdb/utilities/object_registry.h"
+#include "rocksdb/utilities/options_util.h"
+#include "rocksdb_compat.h"
+#include "sstfilter/rocksdb_plugin.h"
+
+namespace sstfilter::inspect {
+namespace {
+
+namespace fs = std::filesystem;
+namespace rdb = ROCKSDB_NAMESPACE;
+
+Status ManifestError(const rdb::Status& s) {
+  const std::string message = "cannot read the MANIFEST: " + s.ToString();
+  if (s.IsCorruption()) return Status::Corruption(message);
+  if (s.IsNotSupported()) return Status::NotSupported(message);
+  if (s.IsInvalidArgument()) return Status::InvalidArgument(message);
+  return Status::NotFound(message);
+}
+
+// The DB's options from its newest OPTIONS file, read with our policies
+// registered (in a private registry); else the MANIFEST's column families
+// with default options.
+rdb::Status LoadOptions(const std::string& dir, rdb::DBOptions* db_options,
+                        std::vector<rdb::ColumnFamilyDescriptor>* families) {
+  rdb::ConfigOptions config;
+  config.ignore_unknown_options = true;  // e.g. written by a newer RocksDB
+  config.registry = rdb::ObjectRegistry::NewInstance();
+  config.registry->AddLibrary("sstfilter", RegisterSstfilterPolicies, "");
+  if (rdb::LoadLatestOptions(config, dir, db_options, families).ok()) {
+    return rdb::Status::OK();
+  }
+  *db_options = rdb::DBOptions();
+  families->clear();
+  std::vector<std::string> names;
+  rdb::Status s = rdb::DB::ListColumnFamilies(*db_options, dir, &names);
+  for (const std::string& name : names) {
+    families->emplace_back(name, rdb::ColumnFamilyOptions());
+  }
+  return s;
+}
+
+// The FPR an absent Get meets at this table: its filter's, or 1 without a
+// filter (the Get reads a data block).
+double FprSeenByGets(const FileReport& file) {
+  return file.table.filter_layout == sst::FilterLayout::kNone ? 1.0 : file.fpr;
+}
+
+double BitsPerKey(uint64_t bytes, uint64_t keys) {
+  return keys > 0 ? 8.0 * static_cast<double>(bytes) / static_cast<double>(keys)
+                  : 0;
+}
+
+LevelSummary SummarizeLevel(int level, std::vector<FileReport> files) {
+  LevelSummary summary;
+  summary.level = level;
+  summary.files = std::move(files);
+  std::set<std::string> kinds;
+  double fpr_sum = 0, key_weighted_fpr_sum = 0;
+  size_t readable = 0;
+  for (const FileReport& file : summary.files) {
+    if (!file.status.ok()) continue;
+    const double fpr = FprSeenByGets(file);
+    ++readable;
+    fpr_sum += fpr;
+    key_weighted_fpr_sum += fpr * static_cast<double>(file.keys);
+    summary.keys += file.keys;
+    summary.filter_bytes += file.filter_bytes;
+    const std::string kind = KindName(file);
+    kinds.insert(kind.empty() ? "none" : kind);
+  }
+  for (const std::string& kind : kinds) {
+    summary.kinds += (summary.kinds.empty() ? "" : "+") + kind;
+  }
+  summary.bits_per_key = BitsPerKey(summary.filter_bytes, summary.keys);
+  if (summary.keys > 0) {
+    summary.fpr = key_weighted_fpr_sum / static_cast<double>(summary.keys);
+  } else if (readable > 0) {
+    summary.fpr = fpr_sum / static_cast<double>(readable);
+  }
+  summary.reads_per_get = level == 0 ? fpr_sum : summary.fpr;
+  return summary;
+}
+
+std::string FileName(const std::string& path) {
+  return fs::path(path).filename().string();
+}
+
+constexpr char kRowFormat[] = "  %-14s %5s %10s %13s %9s %10s %10s  %s";
+
+std::string Row(const std::string& label, const std::string& files,
+                uint64_t keys, uint64_t filter_bytes, double bits_per_key,
+                const std::string& fpr, const std::string& reads,
+                const std::string& kinds) {
+  std::string row =
+      Printf(kRowFormat, label.c_str(), files.c_str(),
+             std::to_string(keys).c_str(), std::to_string(filter_bytes).c_str(),
+             Printf("%.2f", bits_per_key).c_str(), fpr.c_str(), reads.c_str(),
+             kinds.c_str());
+  row.erase(row.find_last_not_of(' ') + 1);
+  return row + "\n";
+}
+
+std::string Reads(double reads) { return Printf("%.6f", reads); }
+
+}  // namespace
+
+bool IsDbDirectory(const std::string& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(fs::path(dir) / "CURRENT", ec);
+}
+
+Status ListLiveFiles(const std::string& dir, std::vector<LiveFile>* files) {
+  files->clear();
+  if (!IsDbDirectory(dir)) {
+    return Status::NotFound("no CURRENT file: not a RocksDB DB directory");
+  }
+  rdb::DBOptions db_options;
+  std::vector<rdb::ColumnFamilyDescriptor> families;
+  rdb::Status s = LoadOptions(dir, &db_options, &families);
+  if (!s.ok()) return ManifestError(s);
+  // Only the MANIFEST is wanted: open as few tables as RocksDB allows
+  // (max_open_files at its minimum preloads a few), read none of their
+  // statistics, and skip damaged WAL records. Without paranoid checks a
+  // damaged or missing table does not fail the open (RocksDB 7.8 tested;
+  // HISTORY.md 10.5.0 for later); the file-by-file reading reports it.
+  db_options.create_if_missing = false;
+  db_options.paranoid_checks = false;
+  db_options.max_open_files = 20;
+  db_options.skip_stats_update_on_db_open = true;
+  db_options.wal_recovery_mode = rdb::WALRecoveryMode::kSkipAnyCorruptedRecords;
+  std::vector<rdb::ColumnFamilyHandle*> handles;
+  std::unique_ptr<rdb::DB> db;
+  s = rocksdb_compat::OpenDbForReadOnly(db_options, dir, families, &handles,
+                                        &db);
+  if (!s.ok()) return ManifestError(s);
+  for (rdb::ColumnFamilyHandle* handle : handles) {
+    rdb::ColumnFamilyMetaData meta;
+    db->GetColumnFamilyMetaData(handle, &meta);
+    for (const rdb::LevelMetaData& level : meta.levels) {
+      for (const rdb::SstFileMetaData& file : level.files) {
+        files->push_back(
+            {meta.name, level.level,
+             (fs::path(file.directory) / file.relative_filename).string()});
+      }
+    }
+    db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+  }
+  return Status::Ok();
+}
+
+std::vector<OrphanFile> FindOrphans(const std::string& dir,
+                                    const std::vector<LiveFile>& live) {
+  std::error_code ec;
+  std::set<fs::path> live_paths;
+  for (const LiveFile& file : live) {
+    live_paths.insert(fs::weakly_canonical(file.path, ec));
+  }
+  std::vector<OrphanFile> orphans;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".sst" ||
+        live_paths.count(fs::weakly_canonical(entry.path(), ec)) > 0) {
+      continue;
+    }
+    OrphanFile orphan;
+    orphan.path = entry.path().string();
+    const uintmax_t size = entry.file_size(ec);
+    orphan.bytes = ec ? 0 : static_cast<uint64_t>(size);
+    orphans.push_back(orphan);
+  }
+  std::sort(
+      orphans.begin(), orphans.end(),
+      [](const OrphanFile& a, const OrphanFile& b) { return a.path < b.path; });
+  return orphans;
+}
+
+DbSummary SummarizeDb(const std::string& dir) {
+  DbSummary summary;
+  summary.path = dir;
+  std::vector<LiveFile> live;
+  summary.status = ListLiveFiles(dir, &live);
+  if (!summary.status.ok()) return summary;
+  summary.orphans = FindOrphans(dir, live);
+  // Column families in the order listed, each's levels top down.
+  std::vector<std::string> names;
+  std::map<std::string, std::map<int, std::vector<FileReport>>> by_level;
+  for (const LiveFile& file : live) {
+    if (by_level.count(file.column_family) == 0) {
+      names.push_back(file.column_family);
+    }
+    FileReport report = InspectFile(file.path, {});
+    summary.errors += !report.status.ok();
+    by_level[file.column_family][file.level].push_back(std::move(report));
+  }
+  for (const std::string& name : names) {
+    ColumnFamilySummary family;
+    family.name = name;
+    for (auto& [level, files] : by_level[name]) {
+      family.num_files += files.size();
+      family.levels.push_back(SummarizeLevel(level, std::move(files)));
+      const LevelSummary& added = family.levels.back();
+      family.keys += added.keys;
+      family.filter_bytes += added.filter_bytes;
+      family.expected_reads += added.reads_per_get;
+    }
+    family.bits_per_key = BitsPerKey(family.filter_bytes, family.keys);
+    summary.column_families.push_back(std::move(family));
+  }
+  return summary;
+}
+
+std::string FormatDbText(const DbSummary& summary) {
+  if (!summary.status.ok()) {
+    return summary.path + ": " + summary.status.ToString() + "\n";
+  }
+  std::string out;
+  for (const ColumnFamilySummary& family : summary.column_families) {
+    out += (out.empty() ? "" : "\n") + summary.path + "  column family " +
+           family.name +
+           Printf(", %zu live SST file%s\n", family.num_files,
+                  family.num_files == 1 ? "" : "s");
+    out += Printf(kRowFormat, "level", "files", "keys", "filter bytes",
+                  "bits/key", "est. FPR", "reads/Get", "filter") +
+           "\n";
+    for (const LevelSummary& level : family.levels) {
+      out += Row("L" + std::to_string(level.level),
+                 std::to_string(level.files.size()), level.keys,
+                 level.filter_bytes, level.bits_per_key, Percent(level.fpr),
+                 Reads(level.reads_per_get), level.kinds);
+      if (level.level != 0) continue;
+      for (const FileReport& file : level.files) {
+        if (!file.status.ok()) continue;
+        const std::string kind = KindName(file);
+        out += Row("  " + FileName(file.path), "", file.keys, file.filter_bytes,
+                   file.bits_per_key, Percent(FprSeenByGets(file)),
+                   Reads(FprSeenByGets(file)), kind.empty() ? "none" : kind);
+      }
+    }
+    out += Row("total", std::to_string(family.num_files), family.keys,
+               family.filter_bytes, family.bits_per_key, "",
+               Reads(family.expected_reads), "");
+    out += "  expected data-block reads per absent Get: " +
+           Reads(family.expected_reads) + " (sum of reads/Get)\n";
+  }
+  if (summary.errors > 0) {
+    out += Printf("  %zu live SST files could not be read and are left out\n",
+                  summary.errors);
+  }
+  const std::string orphans = FormatOrphansText(summary.orphans);
+  return out + (orphans.empty() ? "" : "\n" + orphans);
+}
+
+std::string FormatDbJson(const DbSummary& summary) {
+  std::string out = "{\"db\": " + JsonString(summary.path);
+  if (!summary.status.ok()) {
+    return out + ", \"ok\": false, \"error\": " +
+           JsonString(summary.status.ToString()) + "}";
+  }
+  out += ", \"ok\": true, \"column_families\": [";
+  for (size_t f = 0; f < summary.column_families.size(); ++f) {
+    const ColumnFamilySummary& family = summary.column_families[f];
+    out +=
+        (f ? ", " : "") + std::string("{\"name\": ") + JsonString(family.name) +
+        Printf(", \"num_files\": %zu, \"keys\": %" PRIu64
+               ", \"filter_bytes\": %" PRIu64,
+               family.num_files, family.keys, family.filter_bytes) +
+        ", \"bits_per_key\": " + JsonNumber(family.bits_per_key) +
+        ", \"expected_reads_per_get\": " + JsonNumber(family.expected_reads) +
+        ", \"levels\": [";
+    for (size_t l = 0; l < family.levels.size(); ++l) {
+      const LevelSummary& level = family.levels[l];
+      out += (l ? ", " : "") +
+             Printf("{\"level\": %d, \"num_files\": %zu, \"keys\": %" PRIu64
+                    ", \"filter_bytes\": %" PRIu64,
+                    level.level, level.files.size(), level.keys,
+                    level.filter_bytes) +
+             ", \"bits_per_key\": " + JsonNumber(level.bits_per_key) +
+             ", \"kinds\": " + JsonString(level.kinds) +
+             ", \"fpr\": " + JsonNumber(level.fpr) +
+             ", \"reads_per_get\": " + JsonNumber(level.reads_per_get) +
+             ", \"files\": [";
+      for (size_t i = 0; i < level.files.size(); ++i) {
+        out += (i ? ", " : "") + FormatJson(level.files[i], PrintOptions());
+      }
+      out += "]}";
+    }
+    out += "]}";
+  }
+  return out + "], \"orphans\": " + FormatOrphansJson(summary.orphans) +
+         Printf(", \"errors\": %zu}", summary.errors);
+}
+
+std::string FormatOrphansText(const std::vector<OrphanFile>& orphans) {
+  if (orphans.empty()) return "";
+  std::string out =
+      "orphans  SST files that the MANIFEST does not list (not read)\n";
+  for (const OrphanFile& orphan : orphans) {
+    out +=
+        Printf("  %s  %" PRIu64 " bytes\n", orphan.path.c_str(), orphan.bytes);
+  }
+  return out;
+}
+
+std::string FormatOrphansJson(const std::vector<OrphanFile>& orphans) {
+  std::string out = "[";
+  for (size_t i = 0; i < orphans.size(); ++i) {
+    out += (i ? ", " : "") + std::string("{\"path\": ") +
+           JsonString(orphans[i].path) +
+           Printf(", \"bytes\": %" PRIu64 "}", orphans[i].bytes);
+  }
+  return out + "]";
+}
+
+}  // namespace sstfilter::inspect

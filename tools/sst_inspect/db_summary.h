@@ -1,0 +1,107 @@
+// db_summary.h: a whole DB's filters as an absent-key Get meets them, behind
+// `sstfilter-inspect --db`.
+//
+// The live SST files and their levels come from the DB's MANIFEST, read
+// through RocksDB's public API (a read-only open, which writes nothing);
+// each file is then read with InspectFile. A Get for an absent key consults
+// every L0 file, then in each populated level below the one file whose key
+// range holds the key. So the data-block reads it can expect, its false
+// positives, are the sum of every L0 file's FPR and, per level below, the
+// mean FPR of the level's files weighted by their keys. This assumes that
+// the key falls inside every file's key range, as keys spread over the
+// whole key space do; a key outside a file's range skips its filter.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "inspector.h"
+#include "sstfilter/status.h"
+
+namespace sstfilter::inspect {
+
+// A table file the MANIFEST lists.
+struct LiveFile {
+  std::string column_family;
+  int level = 0;
+  std::string path;
+};
+
+// An *.sst file in the DB directory that the MANIFEST does not list: left by
+// a crash (often 0 bytes), or obsolete and not yet deleted. RocksDB never
+// reads it, so neither does the inspector.
+struct OrphanFile {
+  std::string path;
+  uint64_t bytes = 0;
+};
+
+// Whether `dir` holds a CURRENT file, as every RocksDB DB directory does.
+bool IsDbDirectory(const std::string& dir);
+
+// The live table files of every column family of the DB at `dir`, level by
+// level, L0 newest first (the order in which a Get consults them). The DB's
+// OPTIONS file gives its column families and comparator (our policies are
+// registered to read it); without a readable one, the MANIFEST's column
+// families with default options.
+Status ListLiveFiles(const std::string& dir, std::vector<LiveFile>* files);
+
+// The *.sst files in `dir` that `live` does not name, in name order.
+std::vector<OrphanFile> FindOrphans(const std::string& dir,
+                                    const std::vector<LiveFile>& live);
+
+// One populated level of a column family.
+struct LevelSummary {
+  int level = 0;
+  std::vector<FileReport> files;  // in the order of ListLiveFiles
+  uint64_t keys = 0;              // sum of the files' FileReport::keys
+  uint64_t filter_bytes = 0;
+  double bits_per_key = 0;  // 0 when keys is 0
+  // The files' filter kinds joined by "+", in name order ("BlockedBloom",
+  // "BlockedBloom+Cuckoo"); "none" for a file without a filter.
+  std::string kinds;
+  // The key-weighted mean of the files' FPRs (a plain mean if no file knows
+  // its keys). A file without a filter counts as FPR 1: every Get that
+  // reaches it reads a data block. Files that could not be read count not.
+  double fpr = 0;
+  // What this level adds to an absent Get's data-block reads: the sum of
+  // the files' FPRs on L0, `fpr` below.
+  double reads_per_get = 0;
+};
+
+struct ColumnFamilySummary {
+  std::string name;
+  std::vector<LevelSummary> levels;  // populated levels, top down
+  size_t num_files = 0;
+  uint64_t keys = 0;
+  uint64_t filter_bytes = 0;
+  double bits_per_key = 0;
+  // The expected data-block reads of an absent-key Get: the sum of the
+  // levels' reads_per_get.
+  double expected_reads = 0;
+};
+
+struct DbSummary {
+  std::string path;
+  // Not ok: the MANIFEST could not be read; nothing below is filled in.
+  Status status;
+  std::vector<ColumnFamilySummary> column_families;
+  std::vector<OrphanFile> orphans;
+  size_t errors = 0;  // live files that could not be read
+};
+
+// Lists the DB's live files and orphans and reads every live file.
+DbSummary SummarizeDb(const std::string& dir);
+
+// A table per column family: a row per level and per L0 file, the totals,
+// the expected reads; then the orphans. Or one "path: error" line.
+std::string FormatDbText(const DbSummary& summary);
+// One JSON object (no trailing newline); each file as FormatJson gives it.
+std::string FormatDbJson(const DbSummary& summary);
+
+// The orphans as text lines under a heading ("" for none), and as a JSON
+// array.
+std::string FormatOrphansText(const std::vector<OrphanFile>& orphans);
+std::string FormatOrphansJson(const std::vector<OrphanFile>& orphans);
+
+}  // namespace sstfilter::inspect
