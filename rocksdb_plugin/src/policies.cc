@@ -464,7 +464,7 @@ void AddPolicy(ObjectLibrary& library, const char* name, PolicyMaker make) {
 
 // The helpers that the policies in other files reuse (policy_ids.h).
 RocksStatus ParseBloomBitsPerKey(std::string_view text, int64_t* millibits) {
-  return ParseBitsPerKey(text, kMinBloomMillibits, millibits);
+  return ParseBitsPerKey(text, kMinBloomMillibits, kMaxMillibits, millibits);
 }
 bool ParseDecimalMillis(std::string_view text, int64_t* millis) {
   return ParseMillis(text, millis);
