@@ -99,42 +99,38 @@ struct ScalarLineOps {
 // FastLocalBloomImpl does (util/bloom_impl.h); answers exactly as
 // ScalarLineOps does.
 struct Avx2LineOps {
-  // Bit positions (0..511) of probes [first, first + 8) of line hash g.
-  SSTFILTER_AVX2_TARGET static __m256i ProbeBits8(uint32_t g, uint32_t first) {
-    const __m256i mult = _mm256_loadu_si256(
-        reinterpret_cast<const __m256i*>(&kProbeMultiplier.value[first]));
-    return _mm256_srli_epi32(_mm256_mullo_epi32(_mm256_set1_epi32(g), mult),
-                             23);
-  }
-
-  // All-ones in the first `n` 32-bit lanes (n <= 8).
-  SSTFILTER_AVX2_TARGET static __m256i FirstLanes(uint32_t n) {
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), lane);
-  }
-
+  // Probe i's bit is the top 9 bits of the 32-bit product p = g * M_i:
+  // the top 4 pick the line's 32-bit word (bit 31 of p picks its upper or
+  // lower half), the next 5 the bit in that word. Taken straight from p,
+  // with the lane mask built by a shift, as RocksDB's FastLocalBloomImpl
+  // does (util/bloom_impl.h), the test is a short chain of vector ops.
   SSTFILTER_AVX2_TARGET static bool Test(const uint8_t* line, uint32_t g,
                                          uint32_t probes) {
     const __m256i lo =
         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(line));
     const __m256i hi =
         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(line + 32));
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     for (uint32_t first = 0; first < probes; first += 8) {
-      const __m256i bits = ProbeBits8(g, first);
-      // 32-bit word index 0..15: the low 3 bits pick a lane of lo or hi,
-      // bit 3 (moved to the sign bit) picks lo or hi.
-      const __m256i word = _mm256_srli_epi32(bits, 5);
-      const __m256i from_lo = _mm256_permutevar8x32_epi32(lo, word);
-      const __m256i from_hi = _mm256_permutevar8x32_epi32(hi, word);
+      const __m256i product = _mm256_mullo_epi32(
+          _mm256_set1_epi32(static_cast<int>(g)),
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
+              &kProbeMultiplier.value[first])));
+      const __m256i word = _mm256_srli_epi32(product, 28);
       const __m256i words = _mm256_castps_si256(_mm256_blendv_ps(
-          _mm256_castsi256_ps(from_lo), _mm256_castsi256_ps(from_hi),
-          _mm256_castsi256_ps(_mm256_slli_epi32(word, 28))));
-      const __m256i mask = _mm256_and_si256(
-          _mm256_sllv_epi32(_mm256_set1_epi32(1),
-                            _mm256_and_si256(bits, _mm256_set1_epi32(31))),
-          FirstLanes(probes - first));
+          _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, word)),
+          _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, word)),
+          _mm256_castsi256_ps(product)));
+      const __m256i bit = _mm256_srli_epi32(_mm256_slli_epi32(product, 4), 27);
+      // 1 in the lanes of probes first..probes-1, 0 in the others.
+      const __m256i active = _mm256_srli_epi32(
+          _mm256_sub_epi32(lane,
+                           _mm256_set1_epi32(static_cast<int>(probes - first))),
+          31);
       // testc: (~words & mask) == 0, i.e. every wanted bit is set.
-      if (!_mm256_testc_si256(words, mask)) return false;
+      if (!_mm256_testc_si256(words, _mm256_sllv_epi32(active, bit))) {
+        return false;
+      }
     }
     return true;
   }
