@@ -31,7 +31,9 @@ def targets():
             out.append((at + "a_present vs faster reference", "<=", 1.1))
             for m in ("build_a", "build_b"):
                 out.append((at + m + " vs faster reference", "<=", 1.0))
-    out.append(("Cuckoo f=12: max stored bits/key, n = 1e3..1e7", "<=", 12.7))
+    # 12/0.96 = 12.5 in the slots, plus format v2's 32 bytes of metadata
+    # (0.26 bits/key at n = 1e3).
+    out.append(("Cuckoo f=12: max stored bits/key, n = 1e3..1e7", "<=", 12.8))
     out.append(("Cuckoo f=12: max FPR % over n = 1e3..1e7", "<=", 0.19))
     out.append(("Cuckoo f=12: space saved vs bloomfilter at equal FPR", ">=",
                 8.0))

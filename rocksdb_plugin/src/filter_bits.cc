@@ -105,6 +105,18 @@ inline void ForEachHashGroup(int num_keys, Slice** keys, bool* may_match,
   }
 }
 
+// For the inline readers' batches: key i's hash, computed where the batch
+// prefetches its line or buckets.
+struct HashOfKey {
+  Slice** keys;
+  uint64_t operator()(size_t i) const {
+    return detail::HashKeyInline(ToView(*keys[i]));
+  }
+};
+size_t BatchSize(int num_keys) {
+  return static_cast<size_t>(std::max(num_keys, 0));
+}
+
 // The readers below are chosen once per block, by kind, layout and SIMD
 // path, so that MayMatch hashes and probes inline: no variant, no run-time
 // CPU check and no call per key, as RocksDB's FastLocalBloomBitsReader
@@ -124,11 +136,10 @@ class BlockedBloomReader final : public FilterBitsReader {
     return detail::MayContain<LineOps>(shape_,
                                        detail::HashKeyInline(ToView(key)));
   }
+  // Each key is hashed as its line is prefetched (MayContainBatchOf).
   void MatchBatch(int num_keys, Slice** keys, bool* may_match) const {
-    ForEachHashGroup(num_keys, keys, may_match,
-                     [this](const uint64_t* hashes, size_t n, bool* out) {
-                       detail::MayContainBatch<LineOps>(shape_, hashes, n, out);
-                     });
+    detail::MayContainBatchOf<LineOps>(shape_, BatchSize(num_keys),
+                                       HashOfKey{keys}, may_match);
   }
 
   const detail::BloomShape shape_;
@@ -166,11 +177,8 @@ class StaticCuckooReader final : public FilterBitsReader {
                                             detail::HashKeyInline(ToView(key)));
   }
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
-    ForEachHashGroup(num_keys, keys, may_match,
-                     [this](const uint64_t* hashes, size_t n, bool* out) {
-                       detail::cuckoo::StaticMayContainBatch(shape_, hashes, n,
-                                                             out);
-                     });
+    detail::cuckoo::StaticMayContainBatchOf(shape_, BatchSize(num_keys),
+                                            HashOfKey{keys}, may_match);
   }
 
  private:

@@ -159,23 +159,28 @@ inline bool MayContain(const BloomShape& s, uint64_t hash) {
                        s.probes_second);
 }
 
-// In groups: prefetch every key's first line, test them all; then prefetch
-// the second lines of the keys that passed, and test those. Absent keys
-// mostly cost one parallel round of misses, present keys two.
-template <typename LineOps>
-inline void MayContainBatch(const BloomShape& s, const uint64_t* hashes,
-                            size_t count, bool* results) {
+// In groups: hash each key and prefetch its first line, test them all;
+// then prefetch the second lines of the keys that passed, and test those.
+// Absent keys mostly cost one parallel round of misses, present keys two.
+// hash_at(i) gives key i's hash; it is called as its line is prefetched, so
+// a reader that hashes keys there starts the first loads while later keys
+// are still being hashed.
+template <typename LineOps, typename HashAt>
+inline void MayContainBatchOf(const BloomShape& s, size_t count,
+                              HashAt&& hash_at, bool* results) {
   if (s.num_lines == 0) {
     for (size_t i = 0; i < count; ++i) results[i] = false;
     return;
   }
   constexpr size_t kGroup = 32;
+  uint64_t hash[kGroup];
   KeyLine line[kGroup];
   size_t passed[kGroup];
   for (size_t start = 0; start < count; start += kGroup) {
     const size_t n = count - start < kGroup ? count - start : kGroup;
     for (size_t i = 0; i < n; ++i) {
-      line[i] = FirstLineOf(hashes[start + i], s.num_lines);
+      hash[i] = hash_at(start + i);
+      line[i] = FirstLineOf(hash[i], s.num_lines);
       __builtin_prefetch(LinePtr(s.lines, line[i].line));
     }
     size_t num_passed = 0;
@@ -186,7 +191,7 @@ inline void MayContainBatch(const BloomShape& s, const uint64_t* hashes,
       if (hit && s.probes_second != 0) passed[num_passed++] = i;
     }
     for (size_t j = 0; j < num_passed; ++j) {
-      line[j] = SecondLineOf(hashes[start + passed[j]], s.num_lines);
+      line[j] = SecondLineOf(hash[passed[j]], s.num_lines);
       __builtin_prefetch(LinePtr(s.lines, line[j].line));
     }
     for (size_t j = 0; j < num_passed; ++j) {
@@ -194,6 +199,13 @@ inline void MayContainBatch(const BloomShape& s, const uint64_t* hashes,
                                                  line[j].g, s.probes_second);
     }
   }
+}
+
+template <typename LineOps>
+inline void MayContainBatch(const BloomShape& s, const uint64_t* hashes,
+                            size_t count, bool* results) {
+  MayContainBatchOf<LineOps>(
+      s, count, [hashes](size_t i) { return hashes[i]; }, results);
 }
 
 template <typename LineOps>

@@ -123,15 +123,18 @@ inline bool StaticMayContain(const StaticShape& s, uint64_t hash) {
   return s.lanes.EitherContains(first, second, loc.fingerprint);
 }
 
-// In groups: locate and prefetch every key's two buckets, then test them.
-inline void StaticMayContainBatch(const StaticShape& s, const uint64_t* hashes,
-                                  size_t count, bool* results) {
+// In groups: hash and locate each key and prefetch its two buckets, then
+// test them. hash_at(i) gives key i's hash (see MayContainBatchOf in
+// blocked_bloom_probe.h).
+template <typename HashAt>
+inline void StaticMayContainBatchOf(const StaticShape& s, size_t count,
+                                    HashAt&& hash_at, bool* results) {
   constexpr size_t kGroup = 16;
   StaticLocation group[kGroup];
   for (size_t start = 0; start < count; start += kGroup) {
     const size_t n = count - start < kGroup ? count - start : kGroup;
     for (size_t i = 0; i < n; ++i) {
-      group[i] = LocateStatic(s, hashes[start + i]);
+      group[i] = LocateStatic(s, hash_at(start + i));
       __builtin_prefetch(s.BucketAddress(group[i].bucket));
       __builtin_prefetch(s.BucketAddress(group[i].alternate));
     }
@@ -141,6 +144,12 @@ inline void StaticMayContainBatch(const StaticShape& s, const uint64_t* hashes,
           group[i].fingerprint);
     }
   }
+}
+
+inline void StaticMayContainBatch(const StaticShape& s, const uint64_t* hashes,
+                                  size_t count, bool* results) {
+  StaticMayContainBatchOf(
+      s, count, [hashes](size_t i) { return hashes[i]; }, results);
 }
 
 }  // namespace sstfilter::detail::cuckoo
