@@ -22,7 +22,7 @@ target_compile_definitions(rocksdb_reader_paths_test
 # One executable from the database suites, one file per area.
 sstfilter_add_test(rocksdb_db_test
   SOURCES rocksdb_db_filtering_test.cc rocksdb_db_options_test.cc
-          rocksdb_db_robustness_test.cc
+          rocksdb_db_robustness_test.cc rocksdb_db_odd_keys_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
 # sstfilter.LevelAware in databases that RocksDB compacts itself.
