@@ -247,25 +247,14 @@ Status ParseV1(std::string_view bytes, BlockedBloomParams* p,
 }  // namespace
 
 Status BlockedBloomView::Parse(std::string_view bytes, BlockedBloomView* out) {
-  FilterKind kind;
-  uint8_t version;
-  Status s = PeekFormat(bytes, &kind, &version);
-  if (s.ok()) s = CheckKindAndVersion(kind, version, FilterKind::kBlockedBloom);
-  if (!s.ok()) return s;
   BlockedBloomParams p;
   uint64_t num_keys = 0;
   const uint8_t* lines = nullptr;
-  if (version == 1) {
-    s = ParseV1(bytes, &p, &num_keys, &lines);
-  } else {
-    s = ParseV2(bytes, &p, &num_keys, &lines);
-    // A v1 block whose last bytes happen to look like a v2 tag.
-    if (!s.ok() && HasV1Tag(bytes, FilterKind::kBlockedBloom) &&
-        ParseV1(bytes, &p, &num_keys, &lines).ok()) {
-      version = 1;
-      s = Status::Ok();
-    }
-  }
+  uint8_t version = 0;
+  const Status s = ParseByVersion(
+      bytes, FilterKind::kBlockedBloom,
+      [&] { return ParseV1(bytes, &p, &num_keys, &lines); },
+      [&] { return ParseV2(bytes, &p, &num_keys, &lines); }, &version);
   if (!s.ok()) return s;
   out->params_ = p;
   out->num_keys_ = num_keys;

@@ -200,30 +200,18 @@ Status LayoutV2(std::string_view bytes, uint32_t* fingerprint_bits,
 }  // namespace
 
 Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
-  FilterKind kind;
-  uint8_t version;
-  Status s = PeekFormat(bytes, &kind, &version);
-  if (s.ok()) s = CheckKindAndVersion(kind, version, FilterKind::kCuckoo);
-  if (!s.ok()) return s;
   uint32_t fingerprint_bits = 0;
   std::vector<TableLayout> layout;
   uint64_t num_keys = 0;
-  bool keys_known = false;
-  if (version == 1) {
-    s = LayoutV1(bytes, &fingerprint_bits, &layout);
-  } else {
-    s = LayoutV2(bytes, &fingerprint_bits, &layout, &num_keys);
-    keys_known = s.ok();
-    // A v1 block whose last bytes happen to look like a v2 tag.
-    if (!s.ok() && HasV1Tag(bytes, FilterKind::kCuckoo)) {
-      std::vector<TableLayout> v1_layout;
-      if (LayoutV1(bytes, &fingerprint_bits, &v1_layout).ok()) {
-        layout = std::move(v1_layout);
-        version = 1;
-        s = Status::Ok();
-      }
-    }
-  }
+  uint8_t version = 0;
+  const Status s = ParseByVersion(
+      bytes, FilterKind::kCuckoo,
+      [&] {
+        layout.clear();
+        return LayoutV1(bytes, &fingerprint_bits, &layout);
+      },
+      [&] { return LayoutV2(bytes, &fingerprint_bits, &layout, &num_keys); },
+      &version);
   if (!s.ok()) return s;
   const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
   const uint32_t max_fingerprint =
@@ -233,7 +221,7 @@ Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
   view.size_bytes_ = bytes.size();
   view.version_ = version;
   view.num_keys_ = num_keys;
-  view.keys_known_ = keys_known;
+  view.keys_known_ = version >= kFirstTrailerVersion;  // v1 has no key count
   for (size_t t = 0; t < layout.size(); ++t) {
     const TableLayout& l = layout[t];
     const std::string where = TableName(t);

@@ -56,6 +56,34 @@ bool HasV1Tag(std::string_view bytes, FilterKind kind);
 Status CheckKindAndVersion(FilterKind kind, uint8_t version,
                            FilterKind expected);
 
+// The one version dispatch of every kind's Parse: checks the tag (kind and
+// version, as CheckKindAndVersion), then runs parse_v1() or parse_v2()
+// (each returning Status) for the version it names. A v2 parse that fails
+// on a block that also starts with a v1 tag (HasV1Tag) is retried as v1,
+// so parse_v1 must not rely on what a failed parse_v2 left behind. On
+// success *version is the version parsed.
+template <typename ParseV1, typename ParseV2>
+Status ParseByVersion(std::string_view bytes, FilterKind kind,
+                      ParseV1&& parse_v1, ParseV2&& parse_v2,
+                      uint8_t* version) {
+  FilterKind stored;
+  uint8_t stored_version;
+  Status s = PeekFormat(bytes, &stored, &stored_version);
+  if (s.ok()) s = CheckKindAndVersion(stored, stored_version, kind);
+  if (!s.ok()) return s;
+  if (stored_version == 1) {
+    s = parse_v1();
+  } else {
+    s = parse_v2();
+    if (!s.ok() && HasV1Tag(bytes, kind) && parse_v1().ok()) {
+      stored_version = 1;
+      s = Status::Ok();
+    }
+  }
+  if (s.ok()) *version = stored_version;
+  return s;
+}
+
 // The low 32 bits of XXH3-64 (seed 0) of `bytes`: the checksum a v2
 // filter's metadata starts with.
 uint32_t MetadataChecksum(std::string_view bytes);
