@@ -5,8 +5,14 @@
 # sstfilter.* ids in options strings and OPTIONS files with no preload.
 # Release, for this machine's CPU (PORTABLE=0, i.e. -march=native).
 #
-#   tools/build_rocksdb_with_plugin.sh [--version X.Y.Z] [--tarball PATH]
-#   tools/build_rocksdb_with_plugin.sh --print-dir [--version X.Y.Z]
+#   tools/build_rocksdb_with_plugin.sh [--version X.Y.Z] [--tarball PATH] [--tsan]
+#   tools/build_rocksdb_with_plugin.sh --print-dir [--version X.Y.Z] [--tsan]
+#
+# --tsan builds a second, separately cached flavour for ThreadSanitizer
+# (tools/tsan.sh): RocksDB, the plugin and the core with -fsanitize=thread,
+# -O2 -g and without NDEBUG, so that its db_stress also has RocksDB's kill
+# points for the whitebox crash test (tools/crashtest.sh --whitebox). Its
+# targets are the library, db_stress, ldb and sst_dump (no db_bench).
 #
 # The source (tools/rocksdb_source.sh): --tarball PATH or
 # $SSTFILTER_ROCKSDB_TARBALL; else ../shared/deps/rocksdb-X.Y.Z.tar.gz beside
@@ -33,12 +39,14 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 version=11.8.1
 tarball="${SSTFILTER_ROCKSDB_TARBALL:-}"
 print_dir=0
+tsan=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --version) version="$2"; shift 2 ;;
     --tarball) tarball="$2"; shift 2 ;;
     --print-dir) print_dir=1; shift ;;
-    *) echo "usage: $0 [--version X.Y.Z] [--tarball PATH] [--print-dir]" >&2; exit 2 ;;
+    --tsan) tsan=1; shift ;;
+    *) echo "usage: $0 [--version X.Y.Z] [--tarball PATH] [--tsan] [--print-dir]" >&2; exit 2 ;;
   esac
 done
 
@@ -55,6 +63,20 @@ march="$(c++ -march=native -Q --help=target 2>/dev/null |
   awk '$1 == "-march=" && !found {print $2; found = 1}')"
 cache="${SSTFILTER_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/sstfilter}"
 dir="$cache/rocksdb-$version-${march:-native}-gcc$compiler"
+# The flavour: build type and flags of the core and of RocksDB, the targets.
+build_type=Release
+flavour_flags=()
+targets=(rocksdb db_bench ldb sst_dump db_stress)
+core_build="$root/build/rocksdb-$version-core"
+if [ "$tsan" = 1 ]; then
+  dir="$dir-tsan"
+  build_type=RelWithDebInfo
+  # No -DNDEBUG: RocksDB's kill points and asserts stay in.
+  flavour_flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g"
+                 -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g")
+  targets=(rocksdb ldb sst_dump db_stress)
+  core_build="$root/build/rocksdb-$version-tsan-core"
+fi
 if [ "$print_dir" = 1 ]; then
   echo "$dir"
   exit 0
@@ -80,18 +102,21 @@ ln -sfn "$root/rocksdb_plugin" "$dir/src/plugin/sstfilter"
 step "2. sstfilter's core into $dir/core"
 # The core's build tree stays in the clone (a CMake build belongs to one
 # source folder); only the installed library and headers are cached.
-cmake -S "$root" -B "$root/build/rocksdb-$version-core" -DCMAKE_BUILD_TYPE=Release \
+core_flags=(-DCMAKE_BUILD_TYPE="$build_type" "${flavour_flags[@]}")
+if [ "$tsan" = 1 ]; then core_flags+=(-DSSTFILTER_TSAN=ON); fi
+cmake -S "$root" -B "$core_build" "${core_flags[@]}" \
   -DSSTFILTER_WITH_ROCKSDB=OFF -DSSTFILTER_BUILD_TESTS=OFF \
   -DSSTFILTER_BUILD_BENCHMARKS=OFF -DSSTFILTER_BUILD_TOOLS=OFF >/dev/null
-cmake --build "$root/build/rocksdb-$version-core" -j "$jobs" --target sstfilter_core
-cmake --install "$root/build/rocksdb-$version-core" --prefix "$dir/core" >/dev/null
+cmake --build "$core_build" -j "$jobs" --target sstfilter_core
+cmake --install "$core_build" --prefix "$dir/core" >/dev/null
 
 step "3. RocksDB $version with ROCKSDB_PLUGINS=sstfilter ($jobs jobs)"
 # RTTI on, so that sstfilter's tests may derive from RocksDB's classes;
 # warnings are not errors in RocksDB's own sources (a newer compiler than
 # the release was tested with may warn), while sstfilter's CMake compiles
 # the plugin's sources against these headers with -Werror.
-cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DPORTABLE=0 \
+cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE="$build_type" "${flavour_flags[@]}" \
+  -DWITH_TSAN="$([ "$tsan" = 1 ] && echo ON || echo OFF)" -DPORTABLE=0 \
   -DUSE_RTTI=ON -DFAIL_ON_WARNINGS=OFF \
   -DROCKSDB_PLUGINS=sstfilter -DCMAKE_PREFIX_PATH="$dir/core" \
   -DWITH_GFLAGS=ON -DWITH_SNAPPY=ON -DWITH_LZ4=ON -DWITH_ZSTD=ON \
@@ -101,7 +126,7 @@ cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DPORTABLE=0 \
   >"$dir/configure.log" || { tail -30 "$dir/configure.log" >&2; fail "configure failed"; }
 grep -q '^-- PLUGIN sstfilter' "$dir/configure.log" || fail "RocksDB's CMake did not take the plugin"
 start=$SECONDS
-cmake --build "$dir/build" -j "$jobs" --target rocksdb db_bench ldb sst_dump db_stress
+cmake --build "$dir/build" -j "$jobs" --target "${targets[@]}"
 cmake --install "$dir/build" >/dev/null
 echo "built in $((SECONDS - start)) s"
 
