@@ -14,10 +14,13 @@
 #   blackbox  kills db_stress with SIGKILL every --interval seconds;
 #   whitebox  lets db_stress kill itself at random kill points inside
 #             RocksDB (flush, compaction, file and MANIFEST writes).
-# Kill points exist only in a db_stress built without NDEBUG. The cached
+# Kill points exist only in a db_stress built without NDEBUG. The default
 # build is Release: there whitebox would only run db_stress to the end of
 # its ops (no kills, and past --duration), so the driver skips whitebox
-# and says so; read-fault injection (also debug-only) is pinned off.
+# and says so, and pins read-fault injection (also debug-only) off. The
+# --tsan build of build_rocksdb_with_plugin.sh has no NDEBUG: with
+#   --rocksdb-build "$(bash tools/build_rocksdb_with_plugin.sh --tsan --print-dir)"
+# whitebox runs (and read faults are injected), under ThreadSanitizer.
 # After every kill db_stress reopens the DB and verifies it against its
 # expected state; db_crashtest.py fails on any verification error. Since
 # db_stress silently substitutes its own Bloom filter for a policy the
@@ -43,8 +46,8 @@
 #
 # Short (the ctest rocksdb_crashtest_short, blackbox, ~4 min):
 #   tools/crashtest.sh --duration 40 --interval 10 --configs 3
-# Soak (6 configurations x 10 min blackbox = 1 hour; whitebox too with a
-# debug db_stress):
+# Soak (6 configurations x 10 min blackbox = 1 hour; whitebox needs the
+# --tsan build, above):
 #   tools/crashtest.sh --duration 600 --interval 30
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -64,7 +67,7 @@ while [ $# -gt 0 ]; do
     --configs) num_configs="$2"; shift 2 ;;
     --policy) policy_override="$2"; shift 2 ;;
     --work) work="$2"; shift 2 ;;
-    *) sed -n '2,45p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,51p' "$0" >&2; exit 2 ;;
   esac
 done
 [ -n "$rocksdb_build" ] ||
@@ -78,12 +81,16 @@ done
 version="$(basename "$rocksdb_build" | sed -n 's/^rocksdb-\([0-9.]*\)-.*/\1/p')"
 python="$(command -v python3)"
 release_flags=()
-if grep -qE '^CMAKE_BUILD_TYPE:STRING=(Release|RelWithDebInfo|MinSizeRel)$' \
-    "$rocksdb_build/build/CMakeCache.txt" 2>/dev/null; then
+# Built with NDEBUG? The flags of its build type say (the --tsan flavour of
+# build_rocksdb_with_plugin.sh is RelWithDebInfo without NDEBUG).
+build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$rocksdb_build/build/CMakeCache.txt" 2>/dev/null)"
+type_flags="$(sed -n "s/^CMAKE_CXX_FLAGS_${build_type^^}:STRING=//p" "$rocksdb_build/build/CMakeCache.txt" 2>/dev/null)"
+if [ -z "$build_type" ] || [[ "$type_flags" == *NDEBUG* ]]; then
   release_flags=(--read_fault_one_in=0 --metadata_read_fault_one_in=0)
   if [[ " $modes " == *" whitebox "* ]]; then
     echo "crashtest: SKIPPED whitebox: $db_stress is a release build, without" \
-      "kill points; build db_stress with DEBUG_LEVEL=1 for whitebox"
+      "kill points; use the build of build_rocksdb_with_plugin.sh --tsan" \
+      "(--rocksdb-build \"\$(tools/build_rocksdb_with_plugin.sh --tsan --print-dir)\")"
   fi
   modes="${modes//whitebox/}"
 fi
