@@ -98,6 +98,7 @@ if [ -z "$work" ]; then
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
 fi
+mkdir -p "$work"
 
 # policy|partitioned (0/1)|prefix length (-1: no prefix extractor)
 configs=(
