@@ -15,21 +15,17 @@
 // destroys it once the filter block is written). The sum is charged in
 // entries of 256 KiB, rounded up.
 //
-// When a cache with strict_capacity_limit refuses an entry, a full filter's
-// build fails (where RocksDB's own Bloom builder ignores the refusal and
-// builds on): the builder keeps no more hashes, Finish writes an
-// empty block, which readers answer "may match" for, with an OK status, and
-// MaybePostVerify returns the refusal (CacheCharge::Add says its words).
-// RocksDB fails the table with it, so the flush or compaction fails with
-// that status, as a background error: with paranoid_checks (the default) a
-// fatal one, so writes stop until the DB is reopened; the memtable's keys
-// are in the WAL. MaybePostVerify is the one method whose status RocksDB
-// passes on whatever its code: it asserts that Finish's is OK or Corruption
-// (BlockBasedTableBuilder::WriteFilterBlock), which would abort a RocksDB
-// built without NDEBUG, as Debian's is. A filter partition's statuses meet
-// that assert whichever method returns them (PartitionedFilterBlockBuilder::
-// CutAFilterBlock), so a partitioned filter is built regardless, as
-// RocksDB's are, and a later charge inserts what was refused.
+// When a cache with strict_capacity_limit refuses an entry, the build goes
+// on and succeeds, as RocksDB's own builders' do (XXPH3FilterBitsBuilder
+// ignores a refused reservation; Ribbon falls back to Bloom): the bytes stay
+// counted, so a later Add inserts what is missing once the cache has room,
+// and the builder logs the first refusal to the DB's LOG as a warning
+// (CacheCharge::Add's words). A filter is never dropped or weakened for it,
+// and no flush or compaction fails for it: RocksDB asserts that Finish's
+// status is OK or Corruption (BlockBasedTableBuilder::WriteFilterBlock), and
+// a failed flush would be a background error that stops writes. So the
+// memory of a build that the cache refused is, for that build, not bounded
+// by the cache: that is RocksDB's own trade-off.
 #pragma once
 
 #include <cstddef>

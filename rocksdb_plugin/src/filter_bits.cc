@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cache_charge.h"
+#include "rocksdb/env.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/detail/blocked_bloom_probe.h"
@@ -249,41 +250,29 @@ class Builder : public BitsBuilder {
     }
   }
 
-  size_t EstimateEntriesAdded() override {
-    return hashes_.size() + dropped_.load(std::memory_order_relaxed);
-  }
+  size_t EstimateEntriesAdded() override { return hashes_.size(); }
 
   Slice Finish(std::unique_ptr<const char[]>* buf) override {
     ROCKSDB_NAMESPACE::Status unused;
     return Finish(buf, &unused);
   }
 
-  // Always OK: a refused charge is reported by MaybePostVerify (see
-  // NewBitsBuilder).
+  // Always OK: the filter is built from memory we own, and a charge the
+  // cache refuses does not stop it (cache_charge.h).
   Slice Finish(std::unique_ptr<const char[]>* buf,
                ROCKSDB_NAMESPACE::Status* status) override {
-    if (status != nullptr) *status = ROCKSDB_NAMESPACE::Status::OK();
     previous_alt_hash_.reset();
     size_t size = 0;
-    std::unique_ptr<char[]> out;
-    if (refused_.ok()) out = Build(&size);
-    dropped_.store(0, std::memory_order_relaxed);
-    if (!refused_.ok()) {
-      // An empty block: the reader answers "may match" for every key.
-      refusal_to_report_ = std::exchange(refused_, {});
-      buf->reset();
-      return Slice();
-    }
+    std::unique_ptr<char[]> out = Build(&size);
     const Slice result(out.get(), size);
     *buf = std::move(out);
+    if (status != nullptr) *status = ROCKSDB_NAMESPACE::Status::OK();
     return result;
   }
 
-  // Reports a charge refused while the last filter was built; else, with
-  // detect_filter_construct_corruption, queries the finished filter for
-  // every hash it was built from (as RocksDB's own builders do).
+  // With detect_filter_construct_corruption, queries the finished filter
+  // for every hash it was built from (as RocksDB's own builders do).
   ROCKSDB_NAMESPACE::Status MaybePostVerify(const Slice& content) override {
-    if (!refusal_to_report_.ok()) return std::exchange(refusal_to_report_, {});
     if (!config_.post_verify) return ROCKSDB_NAMESPACE::Status::OK();
     FilterView view;
     const Status parsed = FilterView::Parse(ToView(content), &view);
@@ -363,38 +352,30 @@ class Builder : public BitsBuilder {
            StaticCuckooBytes(num_keys, config_.fingerprint_bits) != SIZE_MAX;
   }
 
-  // Keeps `hash`. A new chunk is charged before it is allocated; after a
-  // refused charge that fails the build, hashes are only counted.
+  // Keeps `hash`. A new chunk is charged before it is allocated.
   void AddHash(uint64_t hash) {
-    if (refused_.ok() && charge_ && hashes_.next_push_allocates()) {
+    if (charge_ && hashes_.next_push_allocates()) {
       hash_bytes_charged_ += HashChunks::kChunkBytes;
-      if (!Charge(HashChunks::kChunkBytes, "key hashes")) DropHashes();
-    }
-    if (!refused_.ok()) {
-      dropped_.fetch_add(1, std::memory_order_relaxed);
-      return;
+      Charge(HashChunks::kChunkBytes, "key hashes");
     }
     hashes_.push_back(hash);
   }
 
-  // Charges `bytes` more. False if the cache refused them and that fails
-  // the build: the refusal is kept in refused_.
-  bool Charge(size_t bytes, const char* what) {
-    ROCKSDB_NAMESPACE::Status s = charge_->Add(bytes, what);
-    if (s.ok() || !config_.fail_on_refused_charge) return true;
-    refused_ = std::move(s);
-    return false;
+  // Charges `bytes` more. A refusal (strict_capacity_limit) does not stop
+  // the build: it goes on, as RocksDB's own builders do, and the first
+  // refusal of this builder is logged to the DB's LOG as a warning.
+  void Charge(size_t bytes, const char* what) {
+    const ROCKSDB_NAMESPACE::Status s = charge_->Add(bytes, what);
+    if (s.ok() || warned_) return;
+    warned_ = true;
+    ROCKSDB_NAMESPACE::Log(
+        ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL, config_.info_log,
+        "%s; the filter is built all the same", s.ToString().c_str());
   }
 
   void FreeHashes() {
     hashes_.clear();
     ReleaseHashCharge();
-  }
-  // Frees the hashes of a build that a refused charge fails; they still
-  // count in EstimateEntriesAdded until Finish.
-  void DropHashes() {
-    dropped_.fetch_add(hashes_.size(), std::memory_order_relaxed);
-    FreeHashes();
   }
   void ReleaseHashCharge() {
     if (charge_) charge_->Subtract(hash_bytes_charged_);
@@ -403,27 +384,23 @@ class Builder : public BitsBuilder {
 
   // The filter of the hashes, its bytes charged before they are allocated
   // and held until this builder is destroyed (as XXPH3FilterBitsBuilder's
-  // final_filter_cache_res_handles_ are), or null if a charge was refused.
-  // Without post-verification the hashes are freed once consumed.
+  // final_filter_cache_res_handles_ are). Without post-verification the
+  // hashes are freed once consumed.
   std::unique_ptr<char[]> Build(size_t* size) {
     const bool release = !config_.post_verify;
     const size_t num_hashes = hashes_.size();
     size_t charged = 0;  // this filter's
-    // Raises this filter's charge to `bytes`; on a refusal that fails the
-    // build, drops the charge and the hashes.
+    // Raises this filter's charge to `bytes`.
     auto charge_up_to = [&](size_t bytes) {
-      if (!charge_ || bytes <= charged) return true;
+      if (!charge_ || bytes <= charged) return;
       const size_t more = bytes - charged;
       charged = bytes;
-      if (Charge(more, "the filter")) return true;
-      charge_->Subtract(charged);
-      FreeHashes();
-      return false;
+      Charge(more, "the filter");
     };
     std::unique_ptr<char[]> out;
     bool cuckoo_built = false;
     if (config_.kind == FilterKind::kCuckoo) {
-      if (!charge_up_to(CalculateSpace(num_hashes))) return nullptr;
+      charge_up_to(CalculateSpace(num_hashes));
       // The cuckoo build reads the chunks where they are; they are freed
       // only afterwards, since a failed build (more keys than the format
       // holds) falls back to a BlockedBloom over the same hashes.
@@ -436,7 +413,7 @@ class Builder : public BitsBuilder {
                             &cuckoo)
               .ok()) {
         // A retry at a larger size makes it ~1% larger than planned.
-        if (!charge_up_to(cuckoo.size())) return nullptr;
+        charge_up_to(cuckoo.size());
         if (release) FreeHashes();
         *size = cuckoo.size();
         out.reset(new char[*size]);
@@ -447,7 +424,7 @@ class Builder : public BitsBuilder {
     if (!cuckoo_built) {
       const BlockedBloomParams params = BloomParams(num_hashes);
       *size = params.SerializedSize();
-      if (!charge_up_to(*size)) return nullptr;
+      charge_up_to(*size);
       out.reset(new char[*size]);
       BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.get()));
       hashes_.ForEachChunk(release, [&](const uint64_t* h, size_t n) {
@@ -466,14 +443,7 @@ class Builder : public BitsBuilder {
   // What the hashes and the filters are charged to, if anything.
   std::optional<CacheCharge> charge_;
   size_t hash_bytes_charged_ = 0;
-  // Hashes counted but not kept, after a refused charge. EstimateEntriesAdded
-  // counts them (so atomic, as hashes_.size() is): RocksDB 9 and later skip
-  // Finish, and the report, when it is 0 (FullFilterBlockBuilder::IsEmpty).
-  std::atomic<size_t> dropped_{0};
-  // A refused charge that fails this build, and after Finish, for
-  // MaybePostVerify.
-  ROCKSDB_NAMESPACE::Status refused_;
-  ROCKSDB_NAMESPACE::Status refusal_to_report_;
+  bool warned_ = false;  // of a refused charge, in the LOG
 };
 
 }  // namespace
@@ -483,7 +453,7 @@ BuilderConfig BaseConfig(
   BuilderConfig config;
   config.post_verify = context.table_options.detect_filter_construct_corruption;
   config.charge_cache = FilterConstructionChargeCache(context.table_options);
-  config.fail_on_refused_charge = !context.table_options.partition_filters;
+  config.info_log = context.info_log;
   return config;
 }
 

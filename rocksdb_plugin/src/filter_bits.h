@@ -26,14 +26,12 @@ struct BuilderConfig {
   // The block cache that the key hashes and the filters are charged to
   // (cache_charge.h), or null.
   std::shared_ptr<ROCKSDB_NAMESPACE::Cache> charge_cache;
-  // Whether a charge the cache refuses fails the build. If not, the build
-  // goes on and a later charge inserts what is missing, as RocksDB's own
-  // Bloom builder and CacheReservationManager do.
-  bool fail_on_refused_charge = false;
+  // Where a charge the cache refuses is logged (the DB's LOG), or null.
+  ROCKSDB_NAMESPACE::Logger* info_log = nullptr;
 };
 
-// What every policy's builder takes from the table options: post_verify
-// and the charge, whose refusal fails full filters only (cache_charge.h).
+// What every policy's builder takes from the context: post_verify, the
+// charge (cache_charge.h) and the LOG.
 BuilderConfig BaseConfig(
     const ROCKSDB_NAMESPACE::FilterBuildingContext& context);
 
@@ -62,11 +60,9 @@ class BitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
 };
 
 // A builder that hashes each key once (sstfilter::HashKey), drops repeats as
-// AddKey and AddKeyAndAlt say, and builds the filter in Finish. If a cuckoo
-// build is impossible it writes a BlockedBloom filter. It fails only when
-// the cache refuses a charge and config.fail_on_refused_charge is set: then
-// Finish writes an empty filter (readers answer "may match" for it) with an
-// OK status and MaybePostVerify returns the refusal (cache_charge.h).
+// AddKey and AddKeyAndAlt say, and builds the filter in Finish. It never
+// fails: if a cuckoo build is impossible it writes a BlockedBloom filter,
+// and a charge the block cache refuses is logged, not fatal (cache_charge.h).
 // EstimateEntriesAdded may be called from another thread while keys are
 // added (RocksDB's parallel compression).
 BitsBuilder* NewBitsBuilder(const BuilderConfig& config);
