@@ -25,6 +25,11 @@ sstfilter_add_test(rocksdb_db_test
           rocksdb_db_robustness_test.cc rocksdb_db_odd_keys_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
+# Filter construction charged to the block cache (cache_usage_options).
+sstfilter_add_test(rocksdb_cache_charge_test
+  SOURCES rocksdb_cache_charge_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals
+  LABELS rocksdb)
 # sstfilter.LevelAware in databases that RocksDB compacts itself.
 sstfilter_add_test(rocksdb_db_level_aware_test
   SOURCES rocksdb_db_level_aware_test.cc

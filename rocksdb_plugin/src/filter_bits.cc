@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "cache_charge.h"
+#include "rocksdb/env.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/detail/blocked_bloom_probe.h"
@@ -32,10 +34,12 @@ using ROCKSDB_NAMESPACE::Slice;
 // copy briefly holds 2-3x). One thread adds; size() may be read from any.
 class HashChunks {
  public:
-  static constexpr size_t kChunkHashes = 4096;  // 32 KiB
+  static constexpr size_t kChunkHashes = 4096;
+  static constexpr size_t kChunkBytes = kChunkHashes * sizeof(uint64_t);
 
   size_t size() const { return size_.load(std::memory_order_relaxed); }
   bool empty() const { return size() == 0; }
+  bool next_push_allocates() const { return size() % kChunkHashes == 0; }
   // The last hash added, if any.
   std::optional<uint64_t> last() const {
     if (empty()) return std::nullopt;
@@ -217,13 +221,15 @@ FilterBitsReader* NewBlockedBloomReader(const BlockedBloomView& view) {
 
 class Builder : public BitsBuilder {
  public:
-  explicit Builder(const BuilderConfig& config) : config_(config) {}
+  explicit Builder(const BuilderConfig& config) : config_(config) {
+    if (config_.charge_cache) charge_.emplace(config_.charge_cache);
+  }
 
   void AddKey(const Slice& key) override {
     // Keys arrive sorted, so equal keys (and, before RocksDB 9.6, a prefix
     // repeated by consecutive keys) are adjacent.
     const uint64_t hash = detail::HashKeyInline(ToView(key));
-    if (hash != hashes_.last()) hashes_.push_back(hash);
+    if (hash != hashes_.last()) AddHash(hash);
   }
 
   // The rules of RocksDB's own builders (XXPH3FilterBitsBuilder in
@@ -235,12 +241,12 @@ class Builder : public BitsBuilder {
     const std::optional<uint64_t> last = hashes_.last();
     const std::optional<uint64_t> previous_alt = previous_alt_hash_;
     if (alt_hash != previous_alt && alt_hash != key_hash && alt_hash != last) {
-      hashes_.push_back(alt_hash);
+      AddHash(alt_hash);
     }
     previous_alt_hash_ = alt_hash;
     // A key may equal the previous alt: a whole key can be its own prefix.
     if (key_hash != last && key_hash != previous_alt) {
-      hashes_.push_back(key_hash);
+      AddHash(key_hash);
     }
   }
 
@@ -251,42 +257,13 @@ class Builder : public BitsBuilder {
     return Finish(buf, &unused);
   }
 
-  // Always OK: the filter is built from memory we own and cannot fail.
+  // Always OK: the filter is built from memory we own, and a charge the
+  // cache refuses does not stop it (cache_charge.h).
   Slice Finish(std::unique_ptr<const char[]>* buf,
                ROCKSDB_NAMESPACE::Status* status) override {
-    // Without post-verification the hashes are freed once consumed.
-    const bool release = !config_.post_verify;
     previous_alt_hash_.reset();
-    std::unique_ptr<char[]> out;
     size_t size = 0;
-    bool cuckoo_built = false;
-    if (config_.kind == FilterKind::kCuckoo) {
-      // The cuckoo build reads the chunks where they are; they are freed
-      // only afterwards, since a failed build (more keys than the format
-      // holds) falls back to a BlockedBloom over the same hashes.
-      std::vector<HashRun> runs;
-      hashes_.ForEachChunk(false, [&](uint64_t* hashes, size_t n) {
-        runs.push_back({hashes, n});
-      });
-      std::string cuckoo;
-      if (BuildStaticCuckoo(runs.data(), runs.size(), config_.fingerprint_bits,
-                            &cuckoo)
-              .ok()) {
-        if (release) hashes_.clear();
-        size = cuckoo.size();
-        out.reset(new char[size]);
-        std::memcpy(out.get(), cuckoo.data(), size);
-        cuckoo_built = true;
-      }
-    }
-    if (!cuckoo_built) {
-      out = WriteBlockedBloom(
-          hashes_.size(), &size, [&](BlockedBloomWriter& writer) {
-            hashes_.ForEachChunk(release, [&](const uint64_t* h, size_t n) {
-              writer.add_batch(h, n);
-            });
-          });
-    }
+    std::unique_ptr<char[]> out = Build(&size);
     const Slice result(out.get(), size);
     *buf = std::move(out);
     if (status != nullptr) *status = ROCKSDB_NAMESPACE::Status::OK();
@@ -308,7 +285,7 @@ class Builder : public BitsBuilder {
         all_found = std::all_of(found, found + count, [](bool b) { return b; });
       });
     }
-    hashes_.clear();
+    FreeHashes();
     if (!parsed.ok()) {
       return ROCKSDB_NAMESPACE::Status::Corruption(
           "sstfilter: new filter does not parse", parsed.ToString());
@@ -375,15 +352,87 @@ class Builder : public BitsBuilder {
            StaticCuckooBytes(num_keys, config_.fingerprint_bits) != SIZE_MAX;
   }
 
-  // A BlockedBloom for `count` keys, which `feed` adds to the writer.
-  template <typename Feed>
-  std::unique_ptr<char[]> WriteBlockedBloom(size_t count, size_t* size,
-                                            Feed&& feed) const {
-    const auto params = BloomParams(count);
-    *size = params.SerializedSize();
-    std::unique_ptr<char[]> out(new char[*size]);
-    BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.get()));
-    feed(writer);
+  // Keeps `hash`. A new chunk is charged before it is allocated.
+  void AddHash(uint64_t hash) {
+    if (charge_ && hashes_.next_push_allocates()) {
+      hash_bytes_charged_ += HashChunks::kChunkBytes;
+      Charge(HashChunks::kChunkBytes, "key hashes");
+    }
+    hashes_.push_back(hash);
+  }
+
+  // Charges `bytes` more. A refusal (strict_capacity_limit) does not stop
+  // the build: it goes on, as RocksDB's own builders do, and the first
+  // refusal of this builder is logged to the DB's LOG as a warning.
+  void Charge(size_t bytes, const char* what) {
+    const ROCKSDB_NAMESPACE::Status s = charge_->Add(bytes, what);
+    if (s.ok() || warned_) return;
+    warned_ = true;
+    ROCKSDB_NAMESPACE::Log(
+        ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL, config_.info_log,
+        "%s; the filter is built all the same", s.ToString().c_str());
+  }
+
+  void FreeHashes() {
+    hashes_.clear();
+    ReleaseHashCharge();
+  }
+  void ReleaseHashCharge() {
+    if (charge_) charge_->Subtract(hash_bytes_charged_);
+    hash_bytes_charged_ = 0;
+  }
+
+  // The filter of the hashes, its bytes charged before they are allocated
+  // and held until this builder is destroyed (as XXPH3FilterBitsBuilder's
+  // final_filter_cache_res_handles_ are). Without post-verification the
+  // hashes are freed once consumed.
+  std::unique_ptr<char[]> Build(size_t* size) {
+    const bool release = !config_.post_verify;
+    const size_t num_hashes = hashes_.size();
+    size_t charged = 0;  // this filter's
+    // Raises this filter's charge to `bytes`.
+    auto charge_up_to = [&](size_t bytes) {
+      if (!charge_ || bytes <= charged) return;
+      const size_t more = bytes - charged;
+      charged = bytes;
+      Charge(more, "the filter");
+    };
+    std::unique_ptr<char[]> out;
+    bool cuckoo_built = false;
+    if (config_.kind == FilterKind::kCuckoo) {
+      charge_up_to(CalculateSpace(num_hashes));
+      // The cuckoo build reads the chunks where they are; they are freed
+      // only afterwards, since a failed build (more keys than the format
+      // holds) falls back to a BlockedBloom over the same hashes.
+      std::vector<HashRun> runs;
+      hashes_.ForEachChunk(false, [&](uint64_t* hashes, size_t n) {
+        runs.push_back({hashes, n});
+      });
+      std::string cuckoo;
+      if (BuildStaticCuckoo(runs.data(), runs.size(), config_.fingerprint_bits,
+                            &cuckoo)
+              .ok()) {
+        // A retry at a larger size makes it ~1% larger than planned.
+        charge_up_to(cuckoo.size());
+        if (release) FreeHashes();
+        *size = cuckoo.size();
+        out.reset(new char[*size]);
+        std::memcpy(out.get(), cuckoo.data(), *size);
+        cuckoo_built = true;
+      }
+    }
+    if (!cuckoo_built) {
+      const BlockedBloomParams params = BloomParams(num_hashes);
+      *size = params.SerializedSize();
+      charge_up_to(*size);
+      out.reset(new char[*size]);
+      BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.get()));
+      hashes_.ForEachChunk(release, [&](const uint64_t* h, size_t n) {
+        writer.add_batch(h, n);
+      });
+      if (release) ReleaseHashCharge();
+    }
+    if (charge_ && charged > *size) charge_->Subtract(charged - *size);
     return out;
   }
 
@@ -391,9 +440,22 @@ class Builder : public BitsBuilder {
   HashChunks hashes_;
   // The alt of the last AddKeyAndAlt since the last Finish.
   std::optional<uint64_t> previous_alt_hash_;
+  // What the hashes and the filters are charged to, if anything.
+  std::optional<CacheCharge> charge_;
+  size_t hash_bytes_charged_ = 0;
+  bool warned_ = false;  // of a refused charge, in the LOG
 };
 
 }  // namespace
+
+BuilderConfig BaseConfig(
+    const ROCKSDB_NAMESPACE::FilterBuildingContext& context) {
+  BuilderConfig config;
+  config.post_verify = context.table_options.detect_filter_construct_corruption;
+  config.charge_cache = FilterConstructionChargeCache(context.table_options);
+  config.info_log = context.info_log;
+  return config;
+}
 
 BitsBuilder* NewBitsBuilder(const BuilderConfig& config) {
   return new Builder(config);

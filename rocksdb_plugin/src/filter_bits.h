@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "rocksdb_compat.h"
 #include "sstfilter/format.h"
@@ -22,7 +23,17 @@ struct BuilderConfig {
   // table_options.detect_filter_construct_corruption: keep the hashes after
   // Finish so MaybePostVerify can query the new filter for every one.
   bool post_verify = false;
+  // The block cache that the key hashes and the filters are charged to
+  // (cache_charge.h), or null.
+  std::shared_ptr<ROCKSDB_NAMESPACE::Cache> charge_cache;
+  // Where a charge the cache refuses is logged (the DB's LOG), or null.
+  ROCKSDB_NAMESPACE::Logger* info_log = nullptr;
 };
+
+// What every policy's builder takes from the context: post_verify, the
+// charge (cache_charge.h) and the LOG.
+BuilderConfig BaseConfig(
+    const ROCKSDB_NAMESPACE::FilterBuildingContext& context);
 
 // RocksDB's FilterBitsBuilder as of its newest release, on every release:
 // the methods that an older RocksDB does not declare are still here (see
@@ -50,7 +61,8 @@ class BitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
 
 // A builder that hashes each key once (sstfilter::HashKey), drops repeats as
 // AddKey and AddKeyAndAlt say, and builds the filter in Finish. It never
-// fails: if a cuckoo build is impossible it writes a BlockedBloom filter.
+// fails: if a cuckoo build is impossible it writes a BlockedBloom filter,
+// and a charge the block cache refuses is logged, not fatal (cache_charge.h).
 // EstimateEntriesAdded may be called from another thread while keys are
 // added (RocksDB's parallel compression).
 BitsBuilder* NewBitsBuilder(const BuilderConfig& config);

@@ -78,12 +78,10 @@ class LevelAwarePolicy : public FilterPolicy {
   FilterBitsBuilder* GetBuilderWithContext(
       const FilterBuildingContext& context) const override {
     const FilterChoice choice = ChoiceFor(context);
-    BuilderConfig config;
+    BuilderConfig config = BaseConfig(context);
     config.kind = choice.kind;
     config.bits_per_key = choice.bits_per_key;
     config.fingerprint_bits = choice.fingerprint_bits;
-    config.post_verify =
-        context.table_options.detect_filter_construct_corruption;
     return NewBitsBuilder(config);
   }
 

@@ -147,11 +147,9 @@ class SstfilterPolicy : public FilterPolicy {
 
   BuilderConfig Config(FilterKind kind,
                        const FilterBuildingContext& context) const {
-    BuilderConfig config;
+    BuilderConfig config = BaseConfig(context);
     config.kind = kind;
     config.bits_per_key = static_cast<double>(millibits_) / 1000.0;
-    config.post_verify =
-        context.table_options.detect_filter_construct_corruption;
     return config;
   }
 

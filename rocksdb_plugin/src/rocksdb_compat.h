@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "rocksdb/cache.h"
 #include "rocksdb/db.h"
 #include "rocksdb/statistics.h"
 #include "rocksdb/table_properties.h"
@@ -20,6 +21,10 @@
 #define SSTFILTER_ROCKSDB_AT_LEAST(major, minor) \
   (ROCKSDB_MAJOR > (major) ||                    \
    (ROCKSDB_MAJOR == (major) && ROCKSDB_MINOR >= (minor)))
+
+#if SSTFILTER_ROCKSDB_AT_LEAST(8, 0)
+#include "rocksdb/advanced_cache.h"
+#endif
 
 // FilterBitsBuilder::AddKeyAndAlt(key, alt), pure virtual since 9.6. Before
 // it, RocksDB added a prefix with AddKey and de-duplicated prefixes itself.
@@ -87,6 +92,30 @@ inline ROCKSDB_NAMESPACE::Status OpenDbForReadOnly(
       options, path, families, handles, &raw);
   db->reset(raw);
   return s;
+#endif
+}
+
+// Inserts an entry with no value that charges `charge` bytes to `cache`
+// as CacheEntryRole::kFilterConstruction, held by *handle until
+// cache.Release(*handle, true) erases it: what RocksDB's
+// CacheReservationManager inserts. RocksDB 8.0 moved Cache to
+// advanced_cache.h and made Insert take a CacheItemHelper, whose role the
+// per-role statistics (DB::Properties::kBlockCacheEntryStats) read. 7.8
+// takes a deleter instead and tells roles apart by deleter, which only its
+// internal cache/cache_entry_roles.h registers: there these entries count
+// as kMisc.
+inline ROCKSDB_NAMESPACE::Status InsertFilterConstructionCharge(
+    ROCKSDB_NAMESPACE::Cache& cache, const ROCKSDB_NAMESPACE::Slice& key,
+    size_t charge, ROCKSDB_NAMESPACE::Cache::Handle** handle) {
+#if SSTFILTER_ROCKSDB_AT_LEAST(8, 0)
+  // A helper must outlive the caches it is given to: a static with no
+  // destructor to run.
+  static const ROCKSDB_NAMESPACE::Cache::CacheItemHelper kHelper(
+      ROCKSDB_NAMESPACE::CacheEntryRole::kFilterConstruction);
+  return cache.Insert(key, /*obj=*/nullptr, &kHelper, charge, handle);
+#else
+  return cache.Insert(key, /*value=*/nullptr, charge, /*deleter=*/nullptr,
+                      handle);
 #endif
 }
 
