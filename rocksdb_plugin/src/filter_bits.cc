@@ -1,5 +1,9 @@
 #include "filter_bits.h"
 
+#if defined(__linux__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -19,6 +23,7 @@
 #include "sstfilter/filter_view.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/simd.h"
+#include "sstfilter/usable_space.h"
 
 namespace sstfilter::rocksdb_plugin {
 namespace {
@@ -79,6 +84,24 @@ class HashChunks {
 
 std::string_view ToView(const Slice& s) {
   return std::string_view(s.data(), s.size());
+}
+
+// optimize_filters_for_memory. RocksDB reads a filter block into a buffer
+// of its size plus the 5-byte block trailer (BlockBasedTable::
+// kBlockTrailerSize), and the block cache holds that buffer; so a filter is
+// sized to the usable space of such a buffer, less the trailer, as
+// XXPH3FilterBitsBuilder::AllocateMaybeRounding (filter_policy.cc) does.
+// Allocates it into *buffer, which then holds the filter.
+constexpr size_t kBlockTrailerBytes = 5;
+size_t AllocateUsable(size_t request, std::unique_ptr<char[]>* buffer) {
+  buffer->reset(new char[request + kBlockTrailerBytes]);
+#if defined(__linux__)
+  const size_t usable = malloc_usable_size(buffer->get());
+  if (usable >= request + kBlockTrailerBytes) {
+    return usable - kBlockTrailerBytes;
+  }
+#endif
+  return request;
 }
 
 class AlwaysMayMatchReader : public FilterBitsReader {
@@ -268,13 +291,23 @@ class Builder : public BitsBuilder {
       hashes_.ForEachChunk(false, [&](uint64_t* hashes, size_t n) {
         runs.push_back({hashes, n});
       });
+      uint64_t min_buckets = 0;
+      size_t usable = 0;
+      if (config_.memory_balance != nullptr && BuildsCuckoo(hashes_.size())) {
+        min_buckets = FitStaticCuckooToUsable(
+            hashes_.size(), config_.fingerprint_bits, [&](size_t request) {
+              return usable = AllocateUsable(request, &out);
+            });
+      }
       std::string cuckoo;
       if (BuildStaticCuckoo(runs.data(), runs.size(), config_.fingerprint_bits,
-                            &cuckoo)
+                            min_buckets, &cuckoo)
               .ok()) {
         if (release) hashes_.clear();
         size = cuckoo.size();
-        out.reset(new char[size]);
+        // Into the buffer sized to its usable space, if there is one and the
+        // build did not have to grow.
+        if (size > usable) out.reset(new char[size]);
         std::memcpy(out.get(), cuckoo.data(), size);
         cuckoo_built = true;
       }
@@ -379,9 +412,17 @@ class Builder : public BitsBuilder {
   template <typename Feed>
   std::unique_ptr<char[]> WriteBlockedBloom(size_t count, size_t* size,
                                             Feed&& feed) const {
-    const auto params = BloomParams(count);
+    auto params = BloomParams(count);
+    std::unique_ptr<char[]> out;
+    if (config_.memory_balance != nullptr) {
+      params = FitBlockedBloomToUsable(
+          count, params,
+          [&](size_t request) { return AllocateUsable(request, &out); },
+          config_.memory_balance);
+    } else {
+      out.reset(new char[params.SerializedSize()]);
+    }
     *size = params.SerializedSize();
-    std::unique_ptr<char[]> out(new char[*size]);
     BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.get()));
     feed(writer);
     return out;

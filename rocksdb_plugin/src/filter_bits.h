@@ -6,6 +6,7 @@
 
 #include "rocksdb_compat.h"
 #include "sstfilter/format.h"
+#include "sstfilter/usable_space.h"
 #include "table/block_based/filter_policy_internal.h"
 
 namespace sstfilter::rocksdb_plugin {
@@ -22,6 +23,10 @@ struct BuilderConfig {
   // table_options.detect_filter_construct_corruption: keep the hashes after
   // Finish so MaybePostVerify can query the new filter for every one.
   bool post_verify = false;
+  // table_options.optimize_filters_for_memory: the policy's balance, and
+  // Finish sizes the filter to its allocation's usable space
+  // (sstfilter/usable_space.h); nullptr: the exact size, as when off.
+  FprBalance* memory_balance = nullptr;
 };
 
 // RocksDB's FilterBitsBuilder as of its newest release, on every release:
