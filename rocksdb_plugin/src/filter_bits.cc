@@ -291,12 +291,17 @@ class Builder : public BitsBuilder {
       hashes_.ForEachChunk(false, [&](uint64_t* hashes, size_t n) {
         runs.push_back({hashes, n});
       });
+      // The usable size is asked of a buffer freed at once; the filter's
+      // own is made once the hashes are freed, so the peak stays the hashes
+      // and one filter.
       uint64_t min_buckets = 0;
-      size_t usable = 0;
-      if (config_.memory_balance != nullptr && BuildsCuckoo(hashes_.size())) {
+      const bool fit_usable =
+          config_.memory_balance != nullptr && BuildsCuckoo(hashes_.size());
+      if (fit_usable) {
         min_buckets = FitStaticCuckooToUsable(
-            hashes_.size(), config_.fingerprint_bits, [&](size_t request) {
-              return usable = AllocateUsable(request, &out);
+            hashes_.size(), config_.fingerprint_bits, [](size_t request) {
+              std::unique_ptr<char[]> probe;
+              return AllocateUsable(request, &probe);
             });
       }
       std::string cuckoo;
@@ -305,9 +310,11 @@ class Builder : public BitsBuilder {
               .ok()) {
         if (release) hashes_.clear();
         size = cuckoo.size();
-        // Into the buffer sized to its usable space, if there is one and the
-        // build did not have to grow.
-        if (size > usable) out.reset(new char[size]);
+        if (fit_usable) {
+          AllocateUsable(size, &out);
+        } else {
+          out.reset(new char[size]);
+        }
         std::memcpy(out.get(), cuckoo.data(), size);
         cuckoo_built = true;
       }
