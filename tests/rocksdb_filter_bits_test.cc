@@ -22,6 +22,7 @@
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
+#include "support/filter_bytes.h"
 
 namespace sstfilter::rocksdb_testing {
 namespace {
@@ -350,10 +351,7 @@ std::string TargetSizeFilter(const std::vector<std::string>& keys,
   EXPECT_TRUE(BlockedBloomView::Parse(built.ToStringView(), &bloom).ok());
   const auto params = BlockedBloomParams::ForBitsPerKey(
       keys.size(), 10, bloom.params().lines_per_key);
-  std::string bytes(params.SerializedSize(), '\0');
-  BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(bytes.data()));
-  writer.add_batch(hashes.data(), hashes.size());
-  return bytes;
+  return test_support::WriteBlockedBloom(params, hashes);
 }
 
 // optimize_filters_for_memory off: the filter of the target size, byte for

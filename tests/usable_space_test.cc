@@ -17,6 +17,7 @@
 
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
+#include "support/filter_bytes.h"
 #include "support/keys.h"
 
 namespace sstfilter {
@@ -25,6 +26,7 @@ namespace {
 using test_support::AbsentKeyHashes;
 using test_support::FprTolerance;
 using test_support::RandomKeyHashes;
+using test_support::WriteBlockedBloom;
 
 // jemalloc's size classes: 16-byte steps up to 128, then four classes per
 // doubling (160, 192, 224, 256, 320, ...).
@@ -75,14 +77,6 @@ std::vector<uint64_t> SstKeyCounts(size_t count, uint64_t seed) {
     counts.push_back(static_cast<uint64_t>(std::pow(10.0, exponent(rng))));
   }
   return counts;
-}
-
-std::string Write(const BlockedBloomParams& params,
-                  const std::vector<uint64_t>& hashes) {
-  std::string out(params.SerializedSize(), '\0');
-  BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.data()));
-  writer.add_batch(hashes.data(), hashes.size());
-  return out;
 }
 
 size_t CountFound(const std::string& bytes,
@@ -220,7 +214,7 @@ TEST(UsableSpaceTest, NeverFalseNegativeAtTheChosenSize) {
         smaller |= chosen.num_lines < target.num_lines;
         larger |= chosen.num_lines > target.num_lines;
         const auto keys = RandomKeyHashes(n, n);
-        EXPECT_EQ(CountFound(Write(chosen, keys), keys), n)
+        EXPECT_EQ(CountFound(WriteBlockedBloom(chosen, keys), keys), n)
             << allocator.name << " n=" << n;
       }
     }
@@ -286,8 +280,8 @@ TEST(UsableSpaceTest, MeasuredFprOfManyFiltersAtOrBelowTheTargets) {
     const auto target = BlockedBloomParams::ForBitsPerKey(n, 10);
     const BlockedBloomParams chosen =
         FitBlockedBloomToUsable(n, target, JemallocLike, &balance);
-    chosen_hits += CountFound(Write(chosen, keys), absent);
-    target_hits += CountFound(Write(target, keys), absent);
+    chosen_hits += CountFound(WriteBlockedBloom(chosen, keys), absent);
+    target_hits += CountFound(WriteBlockedBloom(target, keys), absent);
     target_model += target.EstimatedFpr(n);
     chosen_memory += JemallocLike(chosen.SerializedSize());
     target_memory += JemallocLike(target.SerializedSize());
