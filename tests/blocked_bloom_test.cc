@@ -13,6 +13,7 @@
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/simd.h"
+#include "support/filter_bytes.h"
 #include "support/format_checks.h"
 #include "support/keys.h"
 
@@ -24,6 +25,7 @@ using test_support::FprTolerance;
 using test_support::Hex;
 using test_support::RandomKeyHashes;
 using test_support::SequentialKeyHashes;
+using test_support::WriteBlockedBloom;
 
 BlockedBloom Build(const BlockedBloomParams& params,
                    const std::vector<uint64_t>& hashes) {
@@ -32,15 +34,6 @@ BlockedBloom Build(const BlockedBloomParams& params,
   EXPECT_TRUE(s.ok()) << s.ToString();
   filter.add_batch(hashes.data(), hashes.size());
   return filter;
-}
-
-// Builds through the caller-owned-buffer writer (the RocksDB path).
-std::string WriteFilter(const BlockedBloomParams& params,
-                        const std::vector<uint64_t>& hashes) {
-  std::string out(params.SerializedSize(), '\0');
-  BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.data()));
-  writer.add_batch(hashes.data(), hashes.size());
-  return out;
 }
 
 size_t CountMayContain(const BlockedBloomView& view,
@@ -87,7 +80,7 @@ TEST(BlockedBloomTest, NeverFalseNegativeAcrossSizesPatternsAndPaths) {
               BlockedBloomParams::ForBitsPerKey(n, bits_per_key, lines);
           for (const auto& keys :
                {SequentialKeyHashes(n), RandomKeyHashes(n, n + 1)}) {
-            const std::string bytes = WriteFilter(params, keys);
+            const std::string bytes = WriteBlockedBloom(params, keys);
             BlockedBloomView view;
             ASSERT_TRUE(BlockedBloomView::Parse(bytes, &view).ok());
             std::vector<char> batch(keys.size());
@@ -136,7 +129,7 @@ TEST(BlockedBloomTest, DuplicateKeysAreHarmless) {
 TEST(BlockedBloomTest, EmptyFilterHoldsNothingAndAnswersNo) {
   const auto params = BlockedBloomParams::ForBitsPerKey(0, 10);
   EXPECT_EQ(params.num_lines, 0u);
-  const std::string bytes = WriteFilter(params, {});
+  const std::string bytes = WriteBlockedBloom(params, {});
   EXPECT_EQ(bytes.size(), BlockedBloomParams::kMetadataBytes);
   BlockedBloomView view;
   ASSERT_TRUE(BlockedBloomView::Parse(bytes, &view).ok());
@@ -221,9 +214,9 @@ TEST(BlockedBloomTest, SimdAndScalarPathsBuildIdenticalBytesAndAnswers) {
              probes += 5) {
           params.num_probes = probes;
           ASSERT_TRUE(SetSimdPath(SimdPath::kScalar));
-          const std::string scalar = WriteFilter(params, keys);
+          const std::string scalar = WriteBlockedBloom(params, keys);
           ASSERT_TRUE(SetSimdPath(SimdPath::kAvx2));
-          const std::string avx2 = WriteFilter(params, keys);
+          const std::string avx2 = WriteBlockedBloom(params, keys);
           ASSERT_EQ(scalar, avx2) << "n=" << n << " probes=" << probes;
 
           BlockedBloomView view;
@@ -253,7 +246,7 @@ TEST(BlockedBloomTest, ParsedBytesAnswerLikeTheFilterThatWroteThem) {
   EXPECT_EQ(view.params().num_probes, params.num_probes);
   EXPECT_EQ(view.params().lines_per_key, params.lines_per_key);
   EXPECT_EQ(view.num_keys(), keys.size());
-  EXPECT_EQ(copy, WriteFilter(params, keys));
+  EXPECT_EQ(copy, WriteBlockedBloom(params, keys));
   for (uint64_t h : AbsentKeyHashes(10000)) {
     ASSERT_EQ(view.may_contain(h), filter.may_contain(h));
   }
@@ -302,7 +295,8 @@ TEST(BlockedBloomTest, GoldenVectorsPinTheFormat) {
   EXPECT_EQ(HashKey("sstfilter"), 0xd2c3c84ec9ccc79aULL);
   // 3 keys, one line, 7 probes over 2 lines (4 + 3), spelled out in full:
   // the line (the same bits as in format v1), then the metadata.
-  const std::string three = WriteFilter(Shape(1, 7, 2), SequentialKeyHashes(3));
+  const std::string three =
+      WriteBlockedBloom(Shape(1, 7, 2), SequentialKeyHashes(3));
   EXPECT_EQ(Hex(three),
             "0000000000000802000000000200200100820000000000001100004000020000"
             "0008001004001000000000000000000000400000000003000000000000044100" +
@@ -331,8 +325,8 @@ TEST(BlockedBloomTest, GoldenVectorsPinTheFormat) {
   };
   for (const auto& c : cases) {
     const std::string bytes =
-        WriteFilter(Shape(c.num_lines, c.num_probes, c.lines_per_key),
-                    SequentialKeyHashes(c.keys));
+        WriteBlockedBloom(Shape(c.num_lines, c.num_probes, c.lines_per_key),
+                          SequentialKeyHashes(c.keys));
     EXPECT_EQ(bytes.size(), c.size) << "keys=" << c.keys;
     EXPECT_EQ(XXH3_64bits(bytes.data(), bytes.size()), c.xxh3)
         << "keys=" << c.keys << " lines=" << c.num_lines;
@@ -341,7 +335,7 @@ TEST(BlockedBloomTest, GoldenVectorsPinTheFormat) {
 
 std::string ValidFilterBytes() {
   const auto keys = SequentialKeyHashes(100);
-  return WriteFilter(BlockedBloomParams::ForBitsPerKey(100, 10), keys);
+  return WriteBlockedBloom(BlockedBloomParams::ForBitsPerKey(100, 10), keys);
 }
 
 constexpr auto ExpectParseError =

@@ -18,3 +18,8 @@ sstfilter_add_test(level_allocation_test
   SOURCES level_allocation_test.cc
   LIBS sstfilter::core
   LABELS filter)
+# Sizing filters to the allocator's usable space, with fake allocators.
+sstfilter_add_test(usable_space_test
+  SOURCES usable_space_test.cc
+  LIBS sstfilter::core
+  LABELS filter)

@@ -1,11 +1,13 @@
 // The builders' memory: at most about 8 bytes per key beyond the filter
-// itself (the key hashes), whatever the filter kind. Measured by counting
-// every heap allocation of this test binary with bench/alloc_meter, the
-// meter that sstfilter-compare reports builder memory with.
+// itself (the key hashes), whatever the filter kind, with
+// optimize_filters_for_memory off and on. Measured by counting every heap
+// allocation of this test binary with bench/alloc_meter, the meter that
+// sstfilter-compare reports builder memory with.
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "alloc_meter.h"
 #include "rocksdb_test_support.h"
@@ -13,12 +15,15 @@
 namespace sstfilter::rocksdb_testing {
 namespace {
 
-class BuilderMemoryTest : public ::testing::TestWithParam<const char*> {};
+class BuilderMemoryTest
+    : public ::testing::TestWithParam<std::tuple<const char*, bool>> {};
 
 TEST_P(BuilderMemoryTest, PeakIsAboutEightBytesPerKeyBeyondTheFilter) {
+  const auto [policy_id, optimize_for_memory] = GetParam();
   std::shared_ptr<const rdb::FilterPolicy> policy;
-  ASSERT_TRUE(MakePolicy(GetParam(), &policy).ok());
+  ASSERT_TRUE(MakePolicy(policy_id, &policy).ok());
   rdb::BlockBasedTableOptions table_options;
+  table_options.optimize_filters_for_memory = optimize_for_memory;
   std::unique_ptr<rdb::FilterBitsBuilder> builder(
       policy->GetBuilderWithContext(rdb::FilterBuildingContext(table_options)));
   constexpr size_t kKeys = 1'000'000;
@@ -38,13 +43,21 @@ TEST_P(BuilderMemoryTest, PeakIsAboutEightBytesPerKeyBeyondTheFilter) {
   RecordProperty("peak_bytes_per_key_beyond_filter",
                  std::to_string(beyond_filter));
   // 8 bytes per hash, plus one 32 KiB chunk and small fixed overheads.
-  EXPECT_LE(beyond_filter, 8.0 + 0.1) << GetParam();
+  EXPECT_LE(beyond_filter, 8.0 + 0.1) << policy_id;
   EXPECT_GE(beyond_filter, 7.9) << "the hashes must be counted";
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, BuilderMemoryTest,
-                         ::testing::Values("sstfilter.BlockedBloom:10",
-                                           "sstfilter.Cuckoo:12"));
+INSTANTIATE_TEST_SUITE_P(
+    Policies, BuilderMemoryTest,
+    ::testing::Combine(::testing::Values("sstfilter.BlockedBloom:10",
+                                         "sstfilter.Cuckoo:12"),
+                       ::testing::Bool()),
+    [](const auto& info) {
+      std::string name = std::get<0>(info.param) + 10;  // after "sstfilter."
+      name = name.substr(0, name.find(':'));
+      return name +
+             (std::get<1>(info.param) ? "_OptimizeFiltersForMemory" : "");
+    });
 
 }  // namespace
 }  // namespace sstfilter::rocksdb_testing

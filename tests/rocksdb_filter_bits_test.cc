@@ -1,6 +1,9 @@
 // The builders and readers through RocksDB's FilterBitsBuilder and
 // FilterBitsReader interfaces, as the table builder and reader call them.
 #include <gtest/gtest.h>
+#if defined(__linux__)
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -18,6 +21,8 @@
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/format.h"
+#include "sstfilter/hash.h"
+#include "support/filter_bytes.h"
 
 namespace sstfilter::rocksdb_testing {
 namespace {
@@ -41,8 +46,14 @@ class FilterBitsTest : public ::testing::TestWithParam<const char*> {
             rdb::FilterBuildingContext(table_options)));
   }
   // Ours, with the methods that older RocksDB releases do not declare.
-  std::unique_ptr<rocksdb_plugin::BitsBuilder> OurBuilder() {
-    auto builder = Builder(rdb::BlockBasedTableOptions());
+  // optimize_filters_for_memory (on by default since RocksDB 9.2) is off
+  // unless asked for: with it, Finish may write other sizes than
+  // CalculateSpace says.
+  std::unique_ptr<rocksdb_plugin::BitsBuilder> OurBuilder(
+      bool optimize_filters_for_memory = false) {
+    rdb::BlockBasedTableOptions table_options;
+    table_options.optimize_filters_for_memory = optimize_filters_for_memory;
+    auto builder = Builder(table_options);
     return std::unique_ptr<rocksdb_plugin::BitsBuilder>(
         static_cast<rocksdb_plugin::BitsBuilder*>(builder.release()));
   }
@@ -321,6 +332,75 @@ TEST_P(FilterBitsTest, SpaceAndFpRateEstimatesDescribeWhatFinishWrites) {
   }
 }
 
+// The bytes that filter/ writes for `keys` at the target size of the
+// suite's policies (BlockedBloom at 10 bits/key, or the cuckoo's width):
+// what the builders wrote before optimize_filters_for_memory was honoured.
+std::string TargetSizeFilter(const std::vector<std::string>& keys,
+                             const rdb::Slice& built) {
+  std::vector<uint64_t> hashes;
+  for (const auto& key : keys) hashes.push_back(HashKey(key));
+  CuckooView cuckoo;
+  if (CuckooView::Parse(built.ToStringView(), &cuckoo).ok()) {
+    std::string bytes;
+    EXPECT_TRUE(BuildStaticCuckoo(hashes.data(), hashes.size(),
+                                  cuckoo.fingerprint_bits(), &bytes)
+                    .ok());
+    return bytes;
+  }
+  BlockedBloomView bloom;
+  EXPECT_TRUE(BlockedBloomView::Parse(built.ToStringView(), &bloom).ok());
+  const auto params = BlockedBloomParams::ForBitsPerKey(
+      keys.size(), 10, bloom.params().lines_per_key);
+  return test_support::WriteBlockedBloom(params, hashes);
+}
+
+// optimize_filters_for_memory off: the filter of the target size, byte for
+// byte, as before the option was honoured.
+TEST_P(FilterBitsTest, OptimizeFiltersForMemoryOffWritesTheTargetSize) {
+  for (size_t count : {1, 63, 1000, 4097, 100000}) {
+    SCOPED_TRACE(count);
+    auto builder = OurBuilder(false);
+    const auto keys = Keys("key", count);
+    for (const auto& key : keys) builder->AddKey(key);
+    std::unique_ptr<const char[]> owner;
+    const rdb::Slice bytes = builder->Finish(&owner);
+    EXPECT_EQ(bytes.ToString(), TargetSizeFilter(keys, bytes));
+  }
+}
+
+// optimize_filters_for_memory on: the filter takes the usable space of its
+// own buffer, less RocksDB's 5-byte block trailer, to the last whole line
+// or bucket, and finds every key.
+TEST_P(FilterBitsTest, OptimizeFiltersForMemoryFillsItsBuffersUsableSpace) {
+  constexpr size_t kBlockTrailer = 5;
+  for (size_t count : {1000, 1001, 1002, 1003, 1010, 4097, 30000, 100000}) {
+    SCOPED_TRACE(count);
+    auto builder = OurBuilder(true);
+    const auto keys = Keys("key", count);
+    for (const auto& key : keys) builder->AddKey(key);
+    const size_t target = builder->CalculateSpace(count);
+    std::unique_ptr<const char[]> owner;
+    const rdb::Slice bytes = builder->Finish(&owner);
+    ExpectAllMayMatch(*Reader(bytes), keys);
+    // The smallest step of size: a 64-byte line, or a cuckoo bucket.
+    size_t step = BlockedBloomParams::kLineBytes;
+    CuckooView cuckoo;
+    if (CuckooView::Parse(bytes.ToStringView(), &cuckoo).ok()) {
+      step = (4 * cuckoo.fingerprint_bits() + 7) / 8;
+    }
+    EXPECT_GE(bytes.size(), target - target / 4);
+#if defined(__linux__)
+    const size_t usable = malloc_usable_size(const_cast<char*>(owner.get()));
+    ASSERT_GE(usable, bytes.size() + kBlockTrailer) << "its own buffer";
+    // (Beyond a third more than the target the space is not trusted.)
+    if (usable - kBlockTrailer <= target + target / 3) {
+      EXPECT_LT(usable, bytes.size() + kBlockTrailer + step)
+          << "room for another " << step << " bytes left unused";
+    }
+#endif
+  }
+}
+
 // RocksDB 10.9 and later read EstimateEntriesAdded from another thread
 // during parallel compression; the count it sees only grows, and ends
 // exact. (The TSan build of the suite checks the access itself.)
@@ -382,8 +462,13 @@ TEST_P(FilterBitsTest, BuilderStartsAfreshAfterFinish) {
   }
 }
 
+// (Without optimize_filters_for_memory: with it, a filter may take the
+// rest of its allocation's usable space, as RocksDB's own filters do.)
 TEST_P(FilterBitsTest, ApproximateNumEntriesIsLargestCountThatFits) {
-  auto builder = Builder(rdb::BlockBasedTableOptions());
+  rdb::BlockBasedTableOptions table_options;
+  table_options.optimize_filters_for_memory = false;
+  const rdb::FilterBuildingContext context(table_options);
+  auto builder = Builder(table_options);
   for (size_t bytes :
        {0, 16, 24, 100, 1000, 4096, 4000 * 9 / 10, 65536, 1 << 20}) {
     SCOPED_TRACE(bytes);
@@ -391,9 +476,11 @@ TEST_P(FilterBitsTest, ApproximateNumEntriesIsLargestCountThatFits) {
     // The filter of `fits` keys fits (when any does); one more key does
     // not.
     if (fits > 0) {
-      EXPECT_LE(BuildFilter(*policy_, Keys("k", fits)).bytes.size(), bytes);
+      EXPECT_LE(BuildFilter(*policy_, Keys("k", fits), context).bytes.size(),
+                bytes);
     }
-    EXPECT_GT(BuildFilter(*policy_, Keys("k", fits + 1)).bytes.size(), bytes);
+    EXPECT_GT(BuildFilter(*policy_, Keys("k", fits + 1), context).bytes.size(),
+              bytes);
     if (bytes >= 1000) {
       // And it is about bytes * 8 / bits_per_key (10 or 12 here).
       EXPECT_GT(fits, bytes * 8 / 14);

@@ -23,6 +23,7 @@ target_compile_definitions(rocksdb_reader_paths_test
 sstfilter_add_test(rocksdb_db_test
   SOURCES rocksdb_db_filtering_test.cc rocksdb_db_options_test.cc
           rocksdb_db_robustness_test.cc rocksdb_db_odd_keys_test.cc
+          rocksdb_db_memory_option_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
 # Filter construction charged to the block cache (cache_usage_options).

@@ -30,6 +30,7 @@ using detail::cuckoo::MetadataBytes;
 using detail::cuckoo::Place;
 using detail::cuckoo::StashEntry;
 using detail::cuckoo::StaticBuckets;
+using detail::cuckoo::StaticBucketsIn;
 
 // A static build fills to 0.96, where the longest walk is longer than the
 // dynamic filter's bound of 500 kicks: measured
@@ -84,17 +85,6 @@ size_t StaticCuckooBytes(uint64_t num_keys, uint32_t fingerprint_bits) {
   return PackedSlotsView::BytesFor(m, fingerprint_bits) + MetadataBytes(1);
 }
 
-namespace {
-// The most buckets whose packed slots fit in `bytes` with one table header.
-uint64_t StaticBucketsIn(size_t bytes, uint32_t fingerprint_bits) {
-  if (bytes < MetadataBytes(1)) return 0;
-  // ceil(m * f / 2) slot bytes must fit: m <= 2 * payload / f.
-  const unsigned __int128 payload = bytes - MetadataBytes(1);
-  return static_cast<uint64_t>(
-      std::min<unsigned __int128>(payload * 2 / fingerprint_bits, kMaxBuckets));
-}
-}  // namespace
-
 uint64_t StaticCuckooCapacity(size_t bytes, uint32_t fingerprint_bits) {
   if (!CheckFingerprintBits(fingerprint_bits).ok()) return 0;
   // The most keys with ceil(25 n / 96) <= m.
@@ -122,6 +112,12 @@ Status BuildStaticCuckoo(const uint64_t* hashes, size_t count,
 
 Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
                          uint32_t fingerprint_bits, std::string* out) {
+  return BuildStaticCuckoo(runs, num_runs, fingerprint_bits, 0, out);
+}
+
+Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
+                         uint32_t fingerprint_bits, uint64_t min_buckets,
+                         std::string* out) {
   Status s = CheckFingerprintBits(fingerprint_bits);
   if (!s.ok()) return s;
   uint64_t count = 0;  // sized for every hash given; repeats lower the load
@@ -131,7 +127,7 @@ Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
     AppendMetadata(out, fingerprint_bits, {}, 0);
     return Status::Ok();
   }
-  uint64_t num_buckets = StaticBuckets(count);
+  uint64_t num_buckets = std::max(StaticBuckets(count), min_buckets);
   for (uint32_t seed = 0;; ++seed) {
     if (seed > 0 && seed % kSeedsPerSize == 0) {
       num_buckets += std::max<uint64_t>(1, num_buckets / 100);

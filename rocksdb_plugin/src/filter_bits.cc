@@ -1,5 +1,9 @@
 #include "filter_bits.h"
 
+#if defined(__linux__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -21,6 +25,7 @@
 #include "sstfilter/filter_view.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/simd.h"
+#include "sstfilter/usable_space.h"
 
 namespace sstfilter::rocksdb_plugin {
 namespace {
@@ -83,6 +88,24 @@ class HashChunks {
 
 std::string_view ToView(const Slice& s) {
   return std::string_view(s.data(), s.size());
+}
+
+// optimize_filters_for_memory. RocksDB reads a filter block into a buffer
+// of its size plus the 5-byte block trailer (BlockBasedTable::
+// kBlockTrailerSize), and the block cache holds that buffer; so a filter is
+// sized to the usable space of such a buffer, less the trailer, as
+// XXPH3FilterBitsBuilder::AllocateMaybeRounding (filter_policy.cc) does.
+// Allocates it into *buffer, which then holds the filter.
+constexpr size_t kBlockTrailerBytes = 5;
+size_t AllocateUsable(size_t request, std::unique_ptr<char[]>* buffer) {
+  buffer->reset(new char[request + kBlockTrailerBytes]);
+#if defined(__linux__)
+  const size_t usable = malloc_usable_size(buffer->get());
+  if (usable >= request + kBlockTrailerBytes) {
+    return usable - kBlockTrailerBytes;
+  }
+#endif
+  return request;
 }
 
 class AlwaysMayMatchReader : public FilterBitsReader {
@@ -408,24 +431,52 @@ class Builder : public BitsBuilder {
       hashes_.ForEachChunk(false, [&](uint64_t* hashes, size_t n) {
         runs.push_back({hashes, n});
       });
+      // With optimize_filters_for_memory, the usable size is asked of a
+      // buffer freed at once; the filter's own is made once the hashes are
+      // freed, so the peak stays the hashes and one filter.
+      uint64_t min_buckets = 0;
+      const bool fit_usable =
+          config_.memory_balance != nullptr && BuildsCuckoo(num_hashes);
+      if (fit_usable) {
+        min_buckets = FitStaticCuckooToUsable(
+            num_hashes, config_.fingerprint_bits, [](size_t request) {
+              std::unique_ptr<char[]> probe;
+              return AllocateUsable(request, &probe);
+            });
+      }
       std::string cuckoo;
       if (BuildStaticCuckoo(runs.data(), runs.size(), config_.fingerprint_bits,
-                            &cuckoo)
+                            min_buckets, &cuckoo)
               .ok()) {
-        // A retry at a larger size makes it ~1% larger than planned.
+        // A retry at a larger size (~1%), or the usable space, makes it
+        // larger than planned.
         charge_up_to(cuckoo.size());
         if (release) FreeHashes();
         *size = cuckoo.size();
-        out.reset(new char[*size]);
+        if (fit_usable) {
+          AllocateUsable(*size, &out);
+        } else {
+          out.reset(new char[*size]);
+        }
         std::memcpy(out.get(), cuckoo.data(), *size);
         cuckoo_built = true;
       }
     }
     if (!cuckoo_built) {
-      const BlockedBloomParams params = BloomParams(num_hashes);
+      BlockedBloomParams params = BloomParams(num_hashes);
+      charge_up_to(params.SerializedSize());
+      if (config_.memory_balance != nullptr) {
+        // optimize_filters_for_memory: the lines its buffer's usable space
+        // holds (sstfilter/usable_space.h).
+        params = FitBlockedBloomToUsable(
+            num_hashes, params,
+            [&](size_t request) { return AllocateUsable(request, &out); },
+            config_.memory_balance);
+      } else {
+        out.reset(new char[params.SerializedSize()]);
+      }
       *size = params.SerializedSize();
       charge_up_to(*size);
-      out.reset(new char[*size]);
       BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.get()));
       hashes_.ForEachChunk(release, [&](const uint64_t* h, size_t n) {
         writer.add_batch(h, n);

@@ -7,6 +7,7 @@
 
 #include "rocksdb_compat.h"
 #include "sstfilter/format.h"
+#include "sstfilter/usable_space.h"
 #include "table/block_based/filter_policy_internal.h"
 
 namespace sstfilter::rocksdb_plugin {
@@ -28,6 +29,10 @@ struct BuilderConfig {
   std::shared_ptr<ROCKSDB_NAMESPACE::Cache> charge_cache;
   // Where a charge the cache refuses is logged (the DB's LOG), or null.
   ROCKSDB_NAMESPACE::Logger* info_log = nullptr;
+  // table_options.optimize_filters_for_memory: the policy's balance, and
+  // Finish sizes the filter to its allocation's usable space
+  // (sstfilter/usable_space.h); nullptr: the exact size, as when off.
+  FprBalance* memory_balance = nullptr;
 };
 
 // What every policy's builder takes from the context: post_verify, the

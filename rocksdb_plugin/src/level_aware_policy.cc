@@ -29,6 +29,7 @@
 #include "rocksdb/table.h"
 #include "sstfilter/level_allocation.h"
 #include "sstfilter/rocksdb_plugin.h"
+#include "sstfilter/usable_space.h"
 
 namespace sstfilter::rocksdb_plugin {
 namespace {
@@ -82,6 +83,9 @@ class LevelAwarePolicy : public FilterPolicy {
     config.kind = choice.kind;
     config.bits_per_key = choice.bits_per_key;
     config.fingerprint_bits = choice.fingerprint_bits;
+    if (context.table_options.optimize_filters_for_memory) {
+      config.memory_balance = &memory_balances_[BalanceIndex(context)];
+    }
     return NewBitsBuilder(config);
   }
 
@@ -89,16 +93,33 @@ class LevelAwarePolicy : public FilterPolicy {
   double BitsPerKey() const { return static_cast<double>(millibits_) / 1000; }
   double SizeRatio() const { return static_cast<double>(ratio_millis_) / 1000; }
 
-  FilterChoice ChoiceFor(const FilterBuildingContext& context) const {
-    // Universal and FIFO have no levels of T-fold sizes; a table of no
-    // level (SstFileWriter, or level -1 outside a flush) has no place in
-    // the tree: uniform bits/key for them.
+  // The table's level in a leveled tree, or -1 where it has no place in
+  // one: universal and FIFO have no levels of T-fold sizes, and a table of
+  // no level (SstFileWriter, or level -1 outside a flush) sits nowhere.
+  static int TreeLevel(const FilterBuildingContext& context) {
     if (context.compaction_style != ROCKSDB_NAMESPACE::kCompactionStyleLevel) {
-      return uniform_;
+      return -1;
     }
     const bool flush =
         context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush;
-    const int level = flush ? 0 : context.level_at_creation;
+    return flush ? 0 : std::max(context.level_at_creation, -1);
+  }
+
+  // optimize_filters_for_memory keeps one FPR balance per level (and one
+  // for tables of no level). The levels' filters have different targets
+  // and a lookup weighs them differently, so FPR that a bottom-level
+  // filter saves must not pay for an L0 filter's: per level, the average
+  // FPR stays at or below the level's targets.
+  static size_t BalanceIndex(const FilterBuildingContext& context) {
+    const int level = TreeLevel(context);
+    return level < 0
+               ? kMaxShapeLevels
+               : static_cast<size_t>(std::min(level, kMaxShapeLevels - 1));
+  }
+
+  FilterChoice ChoiceFor(const FilterBuildingContext& context) const {
+    // Uniform bits/key for a table of no level.
+    const int level = TreeLevel(context);
     if (level < 0) return uniform_;
     if (level > 0) Learn(context, level);
     const int deepest = deepest_.load(std::memory_order_relaxed);
@@ -141,6 +162,7 @@ class LevelAwarePolicy : public FilterPolicy {
   mutable std::atomic<int> deepest_{0};
   mutable std::array<std::once_flag, kMaxShapeLevels> shape_once_;
   mutable std::array<LevelAllocation, kMaxShapeLevels> shapes_;
+  mutable std::array<FprBalance, kMaxShapeLevels + 1> memory_balances_;
 };
 
 }  // namespace

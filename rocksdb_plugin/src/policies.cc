@@ -20,6 +20,7 @@
 #include "rocksdb/utilities/options_type.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/rocksdb_plugin.h"
+#include "sstfilter/usable_space.h"
 
 namespace sstfilter::rocksdb_plugin {
 namespace {
@@ -150,6 +151,9 @@ class SstfilterPolicy : public FilterPolicy {
     BuilderConfig config = BaseConfig(context);
     config.kind = kind;
     config.bits_per_key = static_cast<double>(millibits_) / 1000.0;
+    if (context.table_options.optimize_filters_for_memory) {
+      config.memory_balance = &memory_balance_;
+    }
     return config;
   }
 
@@ -170,6 +174,10 @@ class SstfilterPolicy : public FilterPolicy {
 
  private:
   const int64_t millibits_;
+  // optimize_filters_for_memory's FPR balance, shared by every builder of
+  // this policy (as RocksDB's BloomLikeFilterPolicy shares its
+  // aggregate_rounding_balance_).
+  mutable FprBalance memory_balance_;
 };
 
 class BlockedBloomPolicy : public SstfilterPolicy {

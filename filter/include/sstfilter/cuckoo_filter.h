@@ -132,6 +132,13 @@ struct HashRun {
 Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
                          uint32_t fingerprint_bits, std::string* out);
 
+// The same with at least `min_buckets` buckets (a larger table, lower load
+// and FPR), for a size chosen by FitStaticCuckooToUsable
+// (sstfilter/usable_space.h). Fewer than the 0.96 load needs count as that.
+Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
+                         uint32_t fingerprint_bits, uint64_t min_buckets,
+                         std::string* out);
+
 // A read-only view over serialized cuckoo bytes (static or dynamic). It
 // does not own them; the bytes must outlive it. Immutable and thread-safe.
 class CuckooView {

@@ -163,6 +163,16 @@ inline uint64_t StaticBuckets(uint64_t num_keys) {
   return static_cast<uint64_t>(m);
 }
 
+// The most buckets (at most kMaxBuckets) whose packed slots fit in `bytes`
+// with one table's metadata.
+inline uint64_t StaticBucketsIn(size_t bytes, uint32_t fingerprint_bits) {
+  if (bytes < MetadataBytes(1)) return 0;
+  // ceil(m * f / 2) slot bytes must fit: m <= 2 * payload / f.
+  const unsigned __int128 payload = bytes - MetadataBytes(1);
+  return static_cast<uint64_t>(
+      std::min<unsigned __int128>(payload * 2 / fingerprint_bits, kMaxBuckets));
+}
+
 inline void AppendU32(std::string* out, uint32_t v) {
   char buf[4];
   detail::StoreLittleEndian<uint32_t>(buf, v);
