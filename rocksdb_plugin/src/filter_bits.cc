@@ -270,7 +270,7 @@ class Builder : public BitsBuilder {
       });
       std::string cuckoo;
       if (BuildStaticCuckoo(runs.data(), runs.size(), config_.fingerprint_bits,
-                            &cuckoo)
+                            SIZE_MAX, &cuckoo)
               .ok()) {
         if (release) hashes_.clear();
         size = cuckoo.size();
