@@ -9,7 +9,7 @@ sstfilter_add_test(rocksdb_level_aware_test
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
 sstfilter_add_test(rocksdb_filter_bits_test
-  SOURCES rocksdb_filter_bits_test.cc
+  SOURCES rocksdb_filter_bits_test.cc rocksdb_filter_limits_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
 # The reader chosen per kind, layout and SIMD path, against the views.
