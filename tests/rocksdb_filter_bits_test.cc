@@ -328,6 +328,7 @@ TEST_P(FilterBitsTest, EstimateEntriesAddedIsReadableFromAnotherThread) {
   auto builder = OurBuilder();
   const auto keys = Keys("key", 200000);
   std::atomic<bool> done{false};
+  std::atomic<bool> reading{false};
   size_t reads = 0;
   bool monotone = true;
   std::thread reader([&] {
@@ -337,8 +338,11 @@ TEST_P(FilterBitsTest, EstimateEntriesAddedIsReadableFromAnotherThread) {
       monotone = monotone && now >= previous;
       previous = now;
       ++reads;
+      reading = true;
     }
   });
+  // On a busy machine the thread may start only after every key is added.
+  while (!reading.load()) std::this_thread::yield();
   for (const auto& key : keys) builder->AddKey(key);
   done = true;
   reader.join();
