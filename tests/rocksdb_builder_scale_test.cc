@@ -32,7 +32,7 @@ uint64_t CountMatches(rdb::FilterBitsReader& reader, const char (&tag)[9],
   if (!batched) {
     char key[kSequenceKeySize];
     for (uint64_t i = 0; i < count; ++i) {
-      matches += reader.MayMatch(SequenceKey(tag, i, key));
+      matches += reader.MayMatch(SequenceKey(tag, i, key)) ? 1 : 0;
     }
     return matches;
   }
@@ -106,17 +106,18 @@ TEST_P(BuilderScaleTest, HundredMillionKeysInOneFilter) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   const double cpu_seconds =
-      usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
-      (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+      static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+      static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) /
+          1e6;
   std::printf(
       "%s: %llu keys, filter %zu bytes (%.3f bits/key); add %.1f s, finish "
       "%.1f s, all keys found in %.1f s single and %.1f s batched (CPU %.0f "
       "s in all); peak heap beyond the filter %.4f bytes/key (max RSS %.0f "
       "MiB); FPR %.5f%% measured over %llu absent keys, model %.5f%%\n",
       id, static_cast<unsigned long long>(kKeys), build.filter.size(),
-      build.filter.size() * 8.0 / kKeys, build.add_seconds,
+      static_cast<double>(build.filter.size()) * 8 / kKeys, build.add_seconds,
       build.finish_seconds, single_seconds, batched_seconds, cpu_seconds,
-      beyond, usage.ru_maxrss / 1024.0, measured * 100,
+      beyond, static_cast<double>(usage.ru_maxrss) / 1024, measured * 100,
       static_cast<unsigned long long>(kAbsentKeys), model * 100);
   RecordProperty("peak_bytes_per_key_beyond_filter", std::to_string(beyond));
   RecordProperty("fpr_measured", std::to_string(measured));

@@ -71,7 +71,7 @@ Finished Finish(const BuilderConfig& config,
 size_t CountMayMatch(rdb::FilterBitsReader& reader,
                      const std::vector<std::string>& keys) {
   size_t hits = 0;
-  for (const auto& key : keys) hits += reader.MayMatch(key);
+  for (const auto& key : keys) hits += reader.MayMatch(key) ? 1 : 0;
   return hits;
 }
 
@@ -125,7 +125,7 @@ TEST(FilterLimitsTest, CuckooPastTheLargestBlockIsWrittenAsBlockedBloom) {
 // Finish at a cap the keys pass: exactly the cap's lines, every key found,
 // and the FPR its model gives (higher than the uncapped filter's).
 TEST(FilterLimitsTest, BlockedBloomAtTheCapFindsEveryKeyAtItsModelFpr) {
-  const size_t cap = 64 * 100 + BlockedBloomParams::kMetadataBytes;
+  const size_t cap = size_t{64} * 100 + BlockedBloomParams::kMetadataBytes;
   const auto keys = Keys("key", 20000);  // 10 bits/key would take 391 lines
   const Finished f = Finish(BloomConfig(cap), keys);
   EXPECT_EQ(f.bytes.size(), cap);
@@ -135,7 +135,8 @@ TEST(FilterLimitsTest, BlockedBloomAtTheCapFindsEveryKeyAtItsModelFpr) {
   EXPECT_EQ(CountMayMatch(*f.reader, keys), keys.size());
   const auto absent = Keys("absent", 200000);
   const double measured =
-      static_cast<double>(CountMayMatch(*f.reader, absent)) / absent.size();
+      static_cast<double>(CountMayMatch(*f.reader, absent)) /
+      static_cast<double>(absent.size());
   const double model = f.view.EstimatedFpr();
   EXPECT_NEAR(measured, model, 0.05 * model + 0.005);
   EXPECT_GT(model, Finish(BloomConfig(), keys).view.EstimatedFpr());
