@@ -6,10 +6,13 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "sstfilter/detail/endian.h"
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/simd.h"
@@ -394,6 +397,20 @@ TEST(BlockedBloomTest, MalformedBytesGiveClearErrors) {
   // One line more than is stored.
   ExpectParseError(with(meta + 8, static_cast<char>(valid[meta + 8] + 1)),
                    StatusCode::kCorruption, "size mismatch");
+  // Line counts whose byte size differs from the block's by exactly 2^32
+  // or 2^64: a size computed in 32 bits, or one that wraps, would take
+  // them for the block's own.
+  auto with_lines = [&](uint64_t lines) {
+    std::string b = valid;
+    detail::StoreLittleEndian<uint64_t>(b.data() + meta + 8, lines);
+    test_support::ResealMetadata(&b, kMeta);
+    return b;
+  };
+  const uint64_t stored = meta / BlockedBloomParams::kLineBytes;
+  ExpectParseError(with_lines(stored + (uint64_t{1} << 26)),
+                   StatusCode::kCorruption, "size mismatch");
+  ExpectParseError(with_lines(stored + (uint64_t{1} << 58)),
+                   StatusCode::kCorruption, "num_lines");
 }
 
 TEST(BlockedBloomTest, DamagedMetadataNeverParsesAsAnotherFilter) {
@@ -445,6 +462,123 @@ TEST(BlockedBloomTest, InvalidParamsAreRejectedWithAReason) {
   p.num_lines = 0;
   s = BlockedBloom::Create(p, &filter);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+}
+
+// The format counts lines in a u64, but a filter's bytes must fit in the
+// largest object C++ allows (kMaxLines). Sizing stays within it for any key
+// count and bits/key, never overflowing; Validate and Create refuse more,
+// before allocating anything.
+TEST(BlockedBloomTest, SizingStaysWithinTheLargestFilterForAnyKeyCount) {
+  constexpr uint64_t kMaxLines = BlockedBloomParams::kMaxLines;
+  constexpr uint64_t kLargestObject = PTRDIFF_MAX;
+  EXPECT_LE(kMaxLines * 64 + 28, kLargestObject);
+  EXPECT_GT((kMaxLines + 1) * 64 + 28, kLargestObject);
+  // Exact where it fits: 2^40 keys at 10 bits/key.
+  EXPECT_EQ(BlockedBloomParams::ForBitsPerKey(uint64_t{1} << 40, 10).num_lines,
+            (uint64_t{10} << 40) / 512);
+  const double kInfinity = std::numeric_limits<double>::infinity();
+  for (uint64_t n : {uint64_t{1} << 40, uint64_t{1} << 56, UINT64_MAX}) {
+    for (double bits_per_key : {10.0, 100.0, 1e300, kInfinity}) {
+      SCOPED_TRACE(testing::Message() << n << " keys, " << bits_per_key);
+      for (uint32_t lines_per_key : {1u, 2u}) {
+        const auto p =
+            BlockedBloomParams::ForBitsPerKey(n, bits_per_key, lines_per_key);
+        EXPECT_TRUE(p.Validate().ok()) << p.Validate().ToString();
+        EXPECT_LE(p.num_lines, kMaxLines);
+        EXPECT_GE(p.SerializedSize(), p.num_lines);  // no wrap-around
+        const double fpr = p.EstimatedFpr(n);
+        EXPECT_GE(fpr, 0.0);
+        EXPECT_LE(fpr, 1.0);
+      }
+    }
+  }
+  EXPECT_EQ(BlockedBloomParams::ForBitsPerKey(UINT64_MAX, 100).num_lines,
+            kMaxLines);
+  const auto by_fpr = BlockedBloomParams::ForTargetFpr(UINT64_MAX, 1e-9);
+  EXPECT_EQ(by_fpr.num_lines, kMaxLines);
+  EXPECT_TRUE(by_fpr.Validate().ok());
+
+  BlockedBloomParams p = BlockedBloomParams::ForBitsPerKey(1000, 10);
+  p.num_lines = kMaxLines;
+  EXPECT_TRUE(p.Validate().ok());
+  p.num_lines = kMaxLines + 1;
+  EXPECT_EQ(p.Validate().code(), StatusCode::kCapacityExceeded);
+  BlockedBloom filter;
+  const Status s = BlockedBloom::Create(p, &filter);
+  EXPECT_EQ(s.code(), StatusCode::kCapacityExceeded);
+  EXPECT_NE(s.message().find("num_lines"), std::string::npos);
+  p.num_lines = UINT64_MAX;
+  EXPECT_EQ(BlockedBloom::Create(p, &filter).code(),
+            StatusCode::kCapacityExceeded);
+}
+
+// A filter sized within a byte budget (the RocksDB builder's 4 GiB block)
+// is ForBitsPerKey's below it; past it, it stays at the budget's lines with
+// the layout of the bits/key it then has, and its FPR rises with the keys.
+TEST(BlockedBloomTest, FilterWithinAByteBudgetStaysAtTheBudgetsSize) {
+  constexpr size_t kBudget = 0xffffffff;
+  constexpr uint64_t kBudgetLines = (kBudget - 28) / 64;  // 2^26 - 1
+  auto same = [](const BlockedBloomParams& a, const BlockedBloomParams& b) {
+    return a.num_lines == b.num_lines && a.num_probes == b.num_probes &&
+           a.lines_per_key == b.lines_per_key;
+  };
+  for (uint32_t lines_per_key : {1u, 2u}) {
+    SCOPED_TRACE(lines_per_key);
+    for (uint64_t n : {uint64_t{0}, uint64_t{1}, uint64_t{100'000'000},
+                       uint64_t{3'400'000'000}}) {
+      EXPECT_TRUE(same(BlockedBloomParams::ForBitsPerKeyWithin(kBudget, n, 10,
+                                                               lines_per_key),
+                       BlockedBloomParams::ForBitsPerKey(n, 10, lines_per_key)))
+          << n;
+    }
+    double previous_fpr = 0;
+    for (uint64_t n : {uint64_t{3'500'000'000}, uint64_t{10'000'000'000},
+                       uint64_t{1} << 40, UINT64_MAX}) {
+      SCOPED_TRACE(n);
+      const auto p = BlockedBloomParams::ForBitsPerKeyWithin(kBudget, n, 10,
+                                                             lines_per_key);
+      EXPECT_EQ(p.num_lines, kBudgetLines);
+      EXPECT_LE(p.SerializedSize(), kBudget);
+      EXPECT_TRUE(p.Validate().ok());
+      const auto layout = BlockedBloomParams::ForBitsPerKey(
+          n, kBudgetLines * 512.0 / static_cast<double>(n), lines_per_key);
+      EXPECT_EQ(p.num_probes, layout.num_probes);
+      EXPECT_EQ(p.lines_per_key, layout.lines_per_key);
+      const double fpr = p.EstimatedFpr(n);
+      EXPECT_GE(fpr, previous_fpr);
+      EXPECT_LE(fpr, 1.0);
+      previous_fpr = fpr;
+    }
+    const uint64_t n = 10'000'000'000;
+    EXPECT_GT(
+        BlockedBloomParams::ForBitsPerKeyWithin(kBudget, n, 10, lines_per_key)
+            .EstimatedFpr(n),
+        BlockedBloomParams::ForBitsPerKey(n, 10, lines_per_key)
+            .EstimatedFpr(n));
+  }
+  // A budget below one line still holds the keys in one line: a filter of
+  // no lines would answer "no" for them.
+  EXPECT_EQ(BlockedBloomParams::ForBitsPerKeyWithin(10, 5, 10).num_lines, 1u);
+}
+
+// Built at a budget it passes, the filter is exactly the budget's size,
+// finds every key, and measures the FPR its model gives.
+TEST(BlockedBloomTest, FilterCappedByABudgetFindsEveryKeyAtItsModelFpr) {
+  const uint64_t n = 20000;
+  const size_t budget = 64 * 100 + BlockedBloomParams::kMetadataBytes;
+  const auto p = BlockedBloomParams::ForBitsPerKeyWithin(budget, n, 10);
+  ASSERT_EQ(p.num_lines, 100u);  // 2.56 bits/key instead of 10
+  const auto keys = SequentialKeyHashes(n);
+  const std::string bytes = WriteFilter(p, keys);
+  EXPECT_EQ(bytes.size(), budget);
+  BlockedBloomView view;
+  ASSERT_TRUE(BlockedBloomView::Parse(bytes, &view).ok());
+  EXPECT_EQ(CountMayContain(view, keys), n);
+  const auto absent = AbsentKeyHashes(200000);
+  const double measured =
+      static_cast<double>(CountMayContain(view, absent)) / absent.size();
+  EXPECT_NEAR(measured, view.EstimatedFpr(),
+              FprTolerance(view.EstimatedFpr(), absent.size(), 0.05));
 }
 
 TEST(BlockedBloomTest, FractionalBitsPerKeySizesTheFilter) {

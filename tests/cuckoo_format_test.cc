@@ -234,6 +234,15 @@ TEST(CuckooFilterTest, MalformedBytesGiveClearErrors) {
   ExpectParseError("x" + valid, StatusCode::kCorruption, "size mismatch");
   ExpectParseError(with_u32(valid, meta + 12, 1), StatusCode::kCorruption,
                    "size mismatch");
+  // Counts whose bytes differ from the block's by exactly 2^32 (27 + 2^31
+  // buckets of 6 bytes; 2^29 stash entries of 8): a size computed in 32
+  // bits would take them for the block's own.
+  ExpectParseError(with_u32(valid, meta + 4, 27 + (1u << 31)),
+                   StatusCode::kCorruption, "size mismatch");
+  ExpectParseError(with_u32(valid, meta + 12, 1u << 29),
+                   StatusCode::kCorruption, "size mismatch");
+  ExpectParseError(with_u32(valid, meta + 12, 0xffffffff),
+                   StatusCode::kCorruption, "size mismatch");
 
   // A table with a stash entry (bucket 2 of 3, fingerprint 5), f = 8.
   const std::string stashed = SpecFilter(8, {{3, 0, {{2, 5}}, ""}});

@@ -127,6 +127,62 @@ TEST(CuckooFilterTest, StaticSizeFunctionsAgreeWithEachOtherAndTheBuild) {
   EXPECT_EQ(StaticCuckooBytes(uint64_t{1} << 40, 12), SIZE_MAX);
 }
 
+// The format counts a table's buckets in a u32: a static filter holds at
+// most floor((2^32-1) * 96 / 25) keys at every width. Past that there is
+// no size, and the build refuses before it reads a hash or allocates.
+TEST(CuckooFilterTest, StaticCapacityEndsAtTheFormatsBucketCount) {
+  constexpr uint64_t kMaxBuckets = 0xffffffff;
+  constexpr uint64_t kMostKeys = kMaxBuckets * 96 / 25;
+  for (uint32_t f : {4u, 6u, 12u, 16u, 32u}) {
+    SCOPED_TRACE(f);
+    EXPECT_EQ(StaticCuckooCapacity(SIZE_MAX, f), kMostKeys);
+    EXPECT_EQ(StaticCuckooBytes(kMostKeys, f),
+              (kMaxBuckets * 4 * f + 7) / 8 + kStaticMetadataBytes);
+    EXPECT_EQ(StaticCuckooBytes(kMostKeys + 1, f), SIZE_MAX);
+    EXPECT_EQ(StaticCuckooBytes(UINT64_MAX, f), SIZE_MAX);
+  }
+  // A run that claims one key too many: its hashes (none) are never read.
+  const HashRun too_many{nullptr, kMostKeys + 1};
+  std::string out = "left as it was?";
+  const Status s = BuildStaticCuckoo(&too_many, 1, 12, {}, &out);
+  EXPECT_EQ(s.code(), StatusCode::kCapacityExceeded);
+  EXPECT_NE(s.message().find("2^32-1"), std::string::npos) << s.message();
+  EXPECT_TRUE(out.empty());
+}
+
+// A byte budget (the RocksDB builder's 4 GiB block) bounds the build: a
+// filter that would pass it, at its first size or after growing, is
+// CapacityExceeded, never a larger filter.
+TEST(CuckooFilterTest, StaticBuildNeverPassesItsByteBudget) {
+  auto build = [](const std::vector<uint64_t>& hashes, uint32_t f,
+                  size_t max_bytes, std::string* out) {
+    const HashRun run{hashes.data(), hashes.size()};
+    return BuildStaticCuckoo(&run, 1, f, {0, max_bytes}, out);
+  };
+  std::string out;
+  // At its first size.
+  const auto keys = RandomKeyHashes(1000, 3);
+  const size_t first_size = StaticCuckooBytes(keys.size(), 12);
+  ASSERT_EQ(BuildStatic(keys, 12).size(), first_size);  // built at once
+  EXPECT_TRUE(build(keys, 12, first_size, &out).ok());
+  EXPECT_EQ(out, BuildStatic(keys, 12));
+  Status s = build(keys, 12, first_size - 1, &out);
+  EXPECT_EQ(s.code(), StatusCode::kCapacityExceeded);
+  EXPECT_NE(s.message().find("more than the"), std::string::npos);
+  EXPECT_TRUE(out.empty());
+  // After growing: a key set (found by search) whose placement fails at
+  // its first size with every seed, so the build grows by a bucket.
+  const auto unlucky = RandomKeyHashes(84, 1259);
+  const size_t grown = BuildStatic(unlucky, 12).size();
+  ASSERT_GT(grown, StaticCuckooBytes(unlucky.size(), 12));
+  EXPECT_EQ(build(unlucky, 12, grown - 1, &out).code(),
+            StatusCode::kCapacityExceeded);
+  EXPECT_TRUE(out.empty());
+  ASSERT_TRUE(build(unlucky, 12, grown, &out).ok());
+  EXPECT_EQ(out.size(), grown);
+  ExpectAllFound(Parse(out), unlucky, "grown within its budget");
+}
+
 TEST(CuckooFilterTest, MeasuredFprMatchesEstimatedFpr) {
   const uint64_t n = 1'000'000;
   const auto keys = RandomKeyHashes(n, 42);
@@ -221,7 +277,9 @@ TEST(CuckooFilterTest, StaticBuildFromRunsEqualsBuildFromOneArray) {
   std::vector<HashRun> runs;
   for (auto& chunk : chunks) runs.push_back({chunk.data(), chunk.size()});
   std::string from_runs;
-  ASSERT_TRUE(BuildStaticCuckoo(runs.data(), runs.size(), 12, &from_runs).ok());
+  ASSERT_TRUE(
+      BuildStaticCuckoo(runs.data(), runs.size(), 12, {}, &from_runs)
+          .ok());
   std::vector<uint64_t> concatenated;
   for (const auto& chunk : chunks) {
     concatenated.insert(concatenated.end(), chunk.begin(), chunk.end());

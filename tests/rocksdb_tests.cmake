@@ -9,7 +9,7 @@ sstfilter_add_test(rocksdb_level_aware_test
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
 sstfilter_add_test(rocksdb_filter_bits_test
-  SOURCES rocksdb_filter_bits_test.cc
+  SOURCES rocksdb_filter_bits_test.cc rocksdb_filter_limits_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
 # The reader chosen per kind, layout and SIMD path, against the views.
@@ -44,6 +44,18 @@ sstfilter_add_test(rocksdb_builder_memory_test
 # The one heap meter (it replaces operator new/delete in this binary).
 target_include_directories(rocksdb_builder_memory_test PRIVATE
                            ${PROJECT_SOURCE_DIR}/bench)
+# One filter of 10^8 keys per policy (label "long": minutes and about 1 GB),
+# only with -DSSTFILTER_LONG_TESTS=ON; tools/test.sh leaves the label out
+# in any case. Run: ctest --test-dir build/release -L long
+if(SSTFILTER_LONG_TESTS)
+  sstfilter_add_test(rocksdb_builder_scale_test
+    SOURCES rocksdb_builder_scale_test.cc
+            ${PROJECT_SOURCE_DIR}/bench/alloc_meter.cc
+    LIBS sstfilter_rocksdb_plugin_internals
+    LABELS long)
+  target_include_directories(rocksdb_builder_scale_test PRIVATE
+                             ${PROJECT_SOURCE_DIR}/bench)
+endif()
 
 # The plugin's sources against the headers of the releases between Debian's
 # and the one built from source (label "compile-check"; seconds each).

@@ -342,7 +342,7 @@ TEST(UsableSpaceTest, CuckooFillsTheUsableSpaceAndNeverShrinks) {
         const HashRun run{keys.data(), keys.size()};
         std::string bytes;
         ASSERT_TRUE(
-            BuildStaticCuckoo(&run, 1, fingerprint_bits, buckets, &bytes).ok());
+            BuildStaticCuckoo(&run, 1, fingerprint_bits, {buckets}, &bytes).ok());
         CuckooView view;
         ASSERT_TRUE(CuckooView::Parse(bytes, &view).ok());
         EXPECT_EQ(view.num_buckets(), buckets) << "built at the chosen size";

@@ -64,6 +64,10 @@ uint64_t LinesFor(uint64_t num_keys, double bits_per_key) {
   if (!(bits_per_key > 0)) bits_per_key = 1;
   const double lines =
       std::ceil(static_cast<double>(num_keys) * bits_per_key / kLineBits);
+  // Compared as doubles, before a conversion that would overflow.
+  if (!(lines < static_cast<double>(BlockedBloomParams::kMaxLines))) {
+    return BlockedBloomParams::kMaxLines;
+  }
   return std::max<uint64_t>(1, static_cast<uint64_t>(lines));
 }
 
@@ -112,6 +116,25 @@ BlockedBloomParams BlockedBloomParams::ForBitsPerKey(uint64_t num_keys,
   return p;
 }
 
+BlockedBloomParams BlockedBloomParams::ForBitsPerKeyWithin(
+    size_t max_bytes, uint64_t num_keys, double bits_per_key,
+    uint32_t lines_per_key) {
+  const uint64_t max_lines =
+      std::max<uint64_t>(1, max_bytes < kMetadataBytes
+                                ? 0
+                                : (max_bytes - kMetadataBytes) / kLineBytes);
+  BlockedBloomParams p = ForBitsPerKey(num_keys, bits_per_key, lines_per_key);
+  if (p.num_lines <= max_lines) return p;
+  // The layout for the bits/key the capped filter has; its line count set
+  // exactly, whatever the rounding of that bits/key.
+  p = ForBitsPerKey(num_keys,
+                    static_cast<double>(max_lines) * kLineBits /
+                        static_cast<double>(num_keys),
+                    lines_per_key);
+  p.num_lines = max_lines;
+  return p;
+}
+
 BlockedBloomParams BlockedBloomParams::ForTargetFpr(uint64_t num_keys,
                                                     double fpr,
                                                     uint32_t lines_per_key) {
@@ -137,9 +160,10 @@ BlockedBloomParams BlockedBloomParams::ForTargetFpr(uint64_t num_keys,
       }
     }
     p = best;
-    if (best_fpr <= fpr) break;
-    p.num_lines =
-        std::max<uint64_t>(p.num_lines + 1, p.num_lines + p.num_lines / 200);
+    if (best_fpr <= fpr || p.num_lines == kMaxLines) break;
+    p.num_lines = std::min(
+        kMaxLines,
+        std::max<uint64_t>(p.num_lines + 1, p.num_lines + p.num_lines / 200));
   }
   return p;
 }
@@ -154,10 +178,11 @@ Status BlockedBloomParams::Validate() const {
                                    std::to_string(lines_per_key) +
                                    "..16, not " + std::to_string(num_probes));
   }
-  // Keep SerializedSize() from overflowing size_t.
-  if (num_lines > (SIZE_MAX - kMetadataBytes) / kLineBytes) {
-    return Status::CapacityExceeded("num_lines " + std::to_string(num_lines) +
-                                    " does not fit in memory");
+  // Keeps SerializedSize() from overflowing, and the filter allocatable.
+  if (num_lines > kMaxLines) {
+    return Status::CapacityExceeded(
+        "num_lines " + std::to_string(num_lines) + " exceeds the " +
+        std::to_string(kMaxLines) + " whose bytes fit in memory");
   }
   return Status::Ok();
 }

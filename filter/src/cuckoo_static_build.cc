@@ -107,17 +107,12 @@ double StaticCuckooFpr(uint64_t num_keys, size_t bytes,
 Status BuildStaticCuckoo(const uint64_t* hashes, size_t count,
                          uint32_t fingerprint_bits, std::string* out) {
   const HashRun all{hashes, count};
-  return BuildStaticCuckoo(&all, 1, fingerprint_bits, out);
+  return BuildStaticCuckoo(&all, 1, fingerprint_bits, {}, out);
 }
 
 Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
-                         uint32_t fingerprint_bits, std::string* out) {
-  return BuildStaticCuckoo(runs, num_runs, fingerprint_bits, 0, out);
-}
-
-Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
-                         uint32_t fingerprint_bits, uint64_t min_buckets,
-                         std::string* out) {
+                         uint32_t fingerprint_bits,
+                         const StaticCuckooBounds& bounds, std::string* out) {
   Status s = CheckFingerprintBits(fingerprint_bits);
   if (!s.ok()) return s;
   uint64_t count = 0;  // sized for every hash given; repeats lower the load
@@ -127,17 +122,30 @@ Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
     AppendMetadata(out, fingerprint_bits, {}, 0);
     return Status::Ok();
   }
-  uint64_t num_buckets = std::max(StaticBuckets(count), min_buckets);
+  uint64_t num_buckets = std::max(StaticBuckets(count), bounds.min_buckets);
   for (uint32_t seed = 0;; ++seed) {
     if (seed > 0 && seed % kSeedsPerSize == 0) {
       num_buckets += std::max<uint64_t>(1, num_buckets / 100);
     }
     if (num_buckets > kMaxBuckets) {
+      std::string().swap(*out);
       return Status::CapacityExceeded(BucketCountError(num_buckets));
     }
     const size_t slot_bytes =
         PackedSlotsView::BytesFor(num_buckets, fingerprint_bits);
-    out->reserve(slot_bytes + MetadataBytes(1));
+    const size_t filter_bytes = slot_bytes + MetadataBytes(1);
+    if (filter_bytes > bounds.max_bytes) {
+      std::string().swap(*out);
+      return Status::CapacityExceeded(
+          "a static cuckoo filter of " + std::to_string(num_buckets) +
+          " buckets takes " + std::to_string(filter_bytes) +
+          " bytes, more than the " + std::to_string(bounds.max_bytes) +
+          " allowed");
+    }
+    // A larger table replaces a failed one: free that first rather than
+    // hold both while reserve copies it.
+    if (out->capacity() < filter_bytes) std::string().swap(*out);
+    out->reserve(filter_bytes);
     out->assign(slot_bytes, '\0');
     PackedSlots slots(reinterpret_cast<uint8_t*>(out->data()), num_buckets,
                       fingerprint_bits);

@@ -340,9 +340,12 @@ class Builder : public BitsBuilder {
     return params.EstimatedFpr(num_entries);
   }
 
-  // The most keys whose filter takes at most `bytes`. Partitioned filters
-  // size their partitions with this.
+  // The most keys whose filter takes at most `bytes` at the configured
+  // bits/key (a capped filter holds more only at a higher FPR, so `bytes`
+  // past the cap count as the cap, as in RocksDB's builders). Partitioned
+  // filters size their partitions with this.
   size_t ApproximateNumEntries(size_t bytes) override {
+    bytes = std::min(bytes, config_.max_filter_bytes);
     if (config_.kind == FilterKind::kCuckoo) {
       return static_cast<size_t>(
           StaticCuckooCapacity(bytes, config_.fingerprint_bits));
@@ -353,7 +356,9 @@ class Builder : public BitsBuilder {
     size_t too_many = std::min(bytes, SIZE_MAX / 8 - 1) * 8 + 1;
     while (too_many - fits > 1) {
       const size_t mid = fits + (too_many - fits) / 2;
-      if (BloomParams(mid).SerializedSize() <= bytes) {
+      if (BlockedBloomParams::ForBitsPerKey(mid, config_.bits_per_key,
+                                            config_.lines_per_key)
+              .SerializedSize() <= bytes) {
         fits = mid;
       } else {
         too_many = mid;
@@ -363,16 +368,22 @@ class Builder : public BitsBuilder {
   }
 
  private:
+  // The BlockedBloom Finish writes for `num_keys`, capped at the largest
+  // filter.
   BlockedBloomParams BloomParams(uint64_t num_keys) const {
-    return BlockedBloomParams::ForBitsPerKey(num_keys, config_.bits_per_key,
-                                             config_.lines_per_key);
+    return BlockedBloomParams::ForBitsPerKeyWithin(
+        config_.max_filter_bytes, num_keys, config_.bits_per_key,
+        config_.lines_per_key);
   }
 
-  // Whether Finish writes a cuckoo filter for `num_keys`: it falls back to
-  // BlockedBloom past the cuckoo format's capacity.
+  // Whether Finish tries a cuckoo filter for `num_keys`: it falls back to
+  // BlockedBloom past the cuckoo format's capacity (StaticCuckooBytes is
+  // then SIZE_MAX) or the largest filter. (A build that grows past the
+  // largest filter on a retry falls back too; CalculateSpace cannot know.)
   bool BuildsCuckoo(uint64_t num_keys) const {
     return config_.kind == FilterKind::kCuckoo &&
-           StaticCuckooBytes(num_keys, config_.fingerprint_bits) != SIZE_MAX;
+           StaticCuckooBytes(num_keys, config_.fingerprint_bits) <=
+               config_.max_filter_bytes;
   }
 
   // Keeps `hash`. A new chunk is charged before it is allocated.
@@ -420,13 +431,18 @@ class Builder : public BitsBuilder {
       charged = bytes;
       Charge(more, "the filter");
     };
+    // optimize_filters_for_memory, except for filters of more than half
+    // the largest block, which its rounding may not pass.
+    const bool fit_usable = config_.memory_balance != nullptr &&
+                            CalculateSpace(num_hashes) <=
+                                config_.max_filter_bytes / 2;
     std::unique_ptr<char[]> out;
     bool cuckoo_built = false;
-    if (config_.kind == FilterKind::kCuckoo) {
+    if (BuildsCuckoo(num_hashes)) {
       charge_up_to(CalculateSpace(num_hashes));
       // The cuckoo build reads the chunks where they are; they are freed
-      // only afterwards, since a failed build (more keys than the format
-      // holds) falls back to a BlockedBloom over the same hashes.
+      // only afterwards, since a failed build (one that grew past the
+      // largest filter) falls back to a BlockedBloom over the same hashes.
       std::vector<HashRun> runs;
       hashes_.ForEachChunk(false, [&](uint64_t* hashes, size_t n) {
         runs.push_back({hashes, n});
@@ -435,8 +451,6 @@ class Builder : public BitsBuilder {
       // buffer freed at once; the filter's own is made once the hashes are
       // freed, so the peak stays the hashes and one filter.
       uint64_t min_buckets = 0;
-      const bool fit_usable =
-          config_.memory_balance != nullptr && BuildsCuckoo(num_hashes);
       if (fit_usable) {
         min_buckets = FitStaticCuckooToUsable(
             num_hashes, config_.fingerprint_bits, [](size_t request) {
@@ -446,7 +460,7 @@ class Builder : public BitsBuilder {
       }
       std::string cuckoo;
       if (BuildStaticCuckoo(runs.data(), runs.size(), config_.fingerprint_bits,
-                            min_buckets, &cuckoo)
+                            {min_buckets, config_.max_filter_bytes}, &cuckoo)
               .ok()) {
         // A retry at a larger size (~1%), or the usable space, makes it
         // larger than planned.
@@ -465,7 +479,7 @@ class Builder : public BitsBuilder {
     if (!cuckoo_built) {
       BlockedBloomParams params = BloomParams(num_hashes);
       charge_up_to(params.SerializedSize());
-      if (config_.memory_balance != nullptr) {
+      if (fit_usable) {
         // optimize_filters_for_memory: the lines its buffer's usable space
         // holds (sstfilter/usable_space.h).
         params = FitBlockedBloomToUsable(

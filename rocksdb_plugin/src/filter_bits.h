@@ -2,6 +2,7 @@
 // adapters from RocksDB's interfaces to filter/, with no filter math here.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -11,6 +12,16 @@
 #include "table/block_based/filter_policy_internal.h"
 
 namespace sstfilter::rocksdb_plugin {
+
+// The largest filter block a builder writes: 4 GiB - 1. RocksDB's own
+// builders never reach 4 GiB (table/block_based/filter_policy.cc:
+// FastLocalBloom caps its bits at 0xffffffc0 bytes and asserts the block
+// fits 32 bits, the legacy Bloom caps at 0xffff0000 bits, Ribbon turns to
+// Bloom past 950 million keys), so nothing in RocksDB meets a larger one.
+// Past it, BlockedBloom stays at this size and its FPR rises (as
+// FastLocalBloom's does); a cuckoo filter that would pass it is written as
+// a BlockedBloom instead. At 10 bits/key that is 3.4 billion keys.
+inline constexpr size_t kMaxFilterBlockBytes = 0xffffffffu;
 
 // What one builder makes.
 struct BuilderConfig {
@@ -33,6 +44,9 @@ struct BuilderConfig {
   // Finish sizes the filter to its allocation's usable space
   // (sstfilter/usable_space.h); nullptr: the exact size, as when off.
   FprBalance* memory_balance = nullptr;
+  // The largest filter Finish writes; smaller only in tests, which reach
+  // the cap's behaviour with few keys.
+  size_t max_filter_bytes = kMaxFilterBlockBytes;
 };
 
 // What every policy's builder takes from the context: post_verify, the
@@ -66,8 +80,9 @@ class BitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
 
 // A builder that hashes each key once (sstfilter::HashKey), drops repeats as
 // AddKey and AddKeyAndAlt say, and builds the filter in Finish. It never
-// fails: if a cuckoo build is impossible it writes a BlockedBloom filter,
-// and a charge the block cache refuses is logged, not fatal (cache_charge.h).
+// fails: if a cuckoo build is impossible (past the format's 2^32-1 buckets
+// or config.max_filter_bytes) it writes a BlockedBloom filter, and a charge
+// the block cache refuses is logged, not fatal (cache_charge.h).
 // EstimateEntriesAdded may be called from another thread while keys are
 // added (RocksDB's parallel compression).
 BitsBuilder* NewBitsBuilder(const BuilderConfig& config);

@@ -27,7 +27,8 @@
 //   64L+4        1     num_probes (total over the key's lines), 1..16
 //   64L+5        1     lines_per_key, 1 or 2
 //   64L+6        2     reserved, zero
-//   64L+8        8     num_lines L (u64; must match the block's size)
+//   64L+8        8     num_lines L (u64; must match the block's size;
+//                      at most kMaxLines)
 //   64L+16       8     num_keys added (u64; informational, not used by
 //                      queries)
 //   64L+24       4     tag: "SF", kind = 1, version = 2
@@ -56,6 +57,11 @@ struct BlockedBloomParams {
   // The v2 metadata after the lines (checksum, fields and tag).
   static constexpr size_t kMetadataBytes = 28;
   static constexpr uint32_t kMaxProbes = 16;
+  // The most lines a filter can have: its serialized size must fit in the
+  // largest object C++ allows (PTRDIFF_MAX bytes, std::vector's max_size).
+  // The format's u64 line count holds more; Validate refuses them.
+  static constexpr uint64_t kMaxLines =
+      (static_cast<uint64_t>(PTRDIFF_MAX) - kMetadataBytes) / kLineBytes;
 
   uint64_t num_lines = 0;
   uint32_t num_probes = 1;
@@ -71,19 +77,32 @@ struct BlockedBloomParams {
   // header is not counted), with the layout and probe count that measured
   // best for that bits/key (kLayoutByBitsPerKey in blocked_bloom.cc).
   // lines_per_key = 2 takes that best layout, which is one line below
-  // 3.5 bits/key; 1 forces one line per key.
+  // 3.5 bits/key; 1 forces one line per key. Never more than kMaxLines, so
+  // the result always Validates.
   static BlockedBloomParams ForBitsPerKey(uint64_t num_keys,
                                           double bits_per_key,
                                           uint32_t lines_per_key = 2);
 
+  // ForBitsPerKey for a filter of at most `max_bytes` serialized bytes (at
+  // least one line: below kLineBytes + kMetadataBytes, one line). Past the
+  // keys that fill `max_bytes` at bits_per_key, the filter stays at that
+  // size with the layout measured best for the bits/key it then has, and
+  // its FPR rises with the keys, as RocksDB's FastLocalBloom does at its
+  // cap of 4 GiB (table/block_based/filter_policy.cc).
+  static BlockedBloomParams ForBitsPerKeyWithin(size_t max_bytes,
+                                                uint64_t num_keys,
+                                                double bits_per_key,
+                                                uint32_t lines_per_key = 2);
+
   // The smallest filter whose estimated FPR for `num_keys` is at most
   // `fpr` (0 < fpr < 1). Starts at the standard-Bloom size
   // m = -n ln p / (ln 2)^2 and grows it until EstimatedFpr meets p, which
-  // accounts for the blocking penalty.
+  // accounts for the blocking penalty; never past kMaxLines.
   static BlockedBloomParams ForTargetFpr(uint64_t num_keys, double fpr,
                                          uint32_t lines_per_key = 2);
 
-  // InvalidArgument, with the reason, unless every field is in range.
+  // InvalidArgument, with the reason, unless every field is in range;
+  // CapacityExceeded past kMaxLines.
   Status Validate() const;
 
   // Bytes of the serialized filter: lines plus metadata.

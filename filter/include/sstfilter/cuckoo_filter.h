@@ -115,8 +115,10 @@ double StaticCuckooFpr(uint64_t num_keys, size_t bytes,
 // large inputs cannot reach 96%: too few fingerprints give too few
 // alternate buckets, so the build grows; measured at f = 4: load 0.90-0.94
 // for 1e5-1e6 keys.) Errors only for fingerprint_bits outside 4..32
-// (InvalidArgument) or more keys than the format holds
-// (CapacityExceeded). Reads `hashes` only.
+// (InvalidArgument) or a table past the format's 2^32-1 buckets
+// (CapacityExceeded: for more than StaticCuckooCapacity(SIZE_MAX, f) keys
+// before a hash is read or a byte allocated, or after growing). Reads
+// `hashes` only.
 Status BuildStaticCuckoo(const uint64_t* hashes, size_t count,
                          uint32_t fingerprint_bits, std::string* out);
 
@@ -126,18 +128,24 @@ struct HashRun {
   size_t size;
 };
 
+// Bounds on the size of a static build over runs.
+struct StaticCuckooBounds {
+  // At least this many buckets (a larger table, lower load and FPR), for a
+  // size chosen by FitStaticCuckooToUsable (sstfilter/usable_space.h).
+  // Fewer than the 0.96 load needs count as that.
+  uint64_t min_buckets = 0;
+  // CapacityExceeded if the filter would take more (a container's limit,
+  // such as RocksDB's 4 GiB block), at the first attempt or after growing;
+  // no table larger than this is allocated, and *out is left empty.
+  size_t max_bytes = SIZE_MAX;
+};
+
 // The same over the runs in turn, as if they were one array, with no copy
 // of them: for builders that keep their hashes in chunks, like the RocksDB
 // one (~8 bytes per key).
 Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
-                         uint32_t fingerprint_bits, std::string* out);
-
-// The same with at least `min_buckets` buckets (a larger table, lower load
-// and FPR), for a size chosen by FitStaticCuckooToUsable
-// (sstfilter/usable_space.h). Fewer than the 0.96 load needs count as that.
-Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
-                         uint32_t fingerprint_bits, uint64_t min_buckets,
-                         std::string* out);
+                         uint32_t fingerprint_bits,
+                         const StaticCuckooBounds& bounds, std::string* out);
 
 // A read-only view over serialized cuckoo bytes (static or dynamic). It
 // does not own them; the bytes must outlive it. Immutable and thread-safe.
