@@ -569,7 +569,7 @@ TEST(BlockedBloomTest, FilterCappedByABudgetFindsEveryKeyAtItsModelFpr) {
   const auto p = BlockedBloomParams::ForBitsPerKeyWithin(budget, n, 10);
   ASSERT_EQ(p.num_lines, 100u);  // 2.56 bits/key instead of 10
   const auto keys = SequentialKeyHashes(n);
-  const std::string bytes = WriteFilter(p, keys);
+  const std::string bytes = WriteBlockedBloom(p, keys);
   EXPECT_EQ(bytes.size(), budget);
   BlockedBloomView view;
   ASSERT_TRUE(BlockedBloomView::Parse(bytes, &view).ok());
