@@ -170,6 +170,8 @@ TEST(RocksdbPolicy, BadValuesAreInvalidArgument) {
       "sstfilter.Cukoo:12",
       "sstfilter.blockedbloom:10",
       "sstfilter.Bloom",
+      "sstfilter.",  // an empty name (found by sstfilter_options_fuzzer)
+      "sstfilter",
       "id=sstfilter.Cukoo:12;fingerprint_bits=16",
   };
   for (const char* value : bad) {
@@ -185,7 +187,7 @@ TEST(RocksdbPolicy, BadValuesAreInvalidArgument) {
 // ignores the error) would run it with the automatic width.
 TEST(RocksdbPolicy, BadIdLeavesNoPolicyAndBadOptionLeavesOneThatFailsOpen) {
   for (const char* value : {"sstfilter.Cuckoo:100", "sstfilter.Cukoo:12",
-                            "sstfilter.Hybrid:10:x"}) {
+                            "sstfilter.Hybrid:10:x", "sstfilter."}) {
     std::shared_ptr<const rdb::FilterPolicy> policy;
     EXPECT_TRUE(MakePolicy(value, &policy).IsInvalidArgument()) << value;
     EXPECT_EQ(policy, nullptr) << value;

@@ -488,9 +488,10 @@ extern "C" int RegisterSstfilterPolicies(
               return NewCuckooOrHybrid(true, fields, policy);
             });
   AddPolicy(library, kLevelAwareName, NewLevelAware);
-  // Last: a library uses the first factory whose pattern matches.
+  // Last: a library uses the first factory whose pattern matches. "." may
+  // end the id: "sstfilter." is an unknown name too.
   library.AddFactory<const FilterPolicy>(
-      ObjectLibrary::PatternEntry("sstfilter").AddSeparator(".", true),
+      ObjectLibrary::PatternEntry("sstfilter").AddSeparator(".", false),
       [](const std::string& id, std::unique_ptr<const FilterPolicy>* guard,
          std::string* errmsg) -> const FilterPolicy* {
         guard->reset();
