@@ -8,9 +8,10 @@
 //      ways.
 // What must hold (run under ASan/UBSan; a violation traps):
 //   - A policy of ours that a path accepts works: its GetId() recreates a
-//     policy with the same id, its serialized table options recreate an
-//     equivalent policy (the OPTIONS file round trip), and each filter it
-//     builds, in several table-building contexts, finds every key added.
+//     policy with the same id; its serialized table options (the OPTIONS
+//     file round trip) recreate an equivalent policy that builds the same
+//     filters; and each filter it builds, in five table-building contexts,
+//     finds every key added.
 //   - A policy of ours left behind by a refused value (RocksDB keeps the
 //     object when an option fails) refuses PrepareOptions and
 //     ValidateOptions, so DB::Open refuses it (rocksdb_plugin.h).
@@ -88,8 +89,9 @@ bool Refuses(const rdb::FilterPolicy& policy) {
 }
 
 // The contexts RocksDB builds tables in: no level (SstFileWriter), a flush,
-// compactions into the levels of a 7-level tree, bottommost or not, and
-// universal compaction.
+// compactions into L1 and into the bottommost L6 of a 7-level tree (the
+// Hybrid's two kinds; two tree shapes for LevelAware, whose allocation is
+// costly), and universal compaction.
 std::vector<rdb::FilterBuildingContext> Contexts(
     const rdb::BlockBasedTableOptions& table) {
   std::vector<rdb::FilterBuildingContext> contexts;
@@ -103,20 +105,34 @@ std::vector<rdb::FilterBuildingContext> Contexts(
     context.compaction_style = style;
     context.num_levels = 7;
   };
-  add(rdb::TableFileCreationReason::kFlush, 0, false,
-      rdb::kCompactionStyleLevel);
-  for (int level = 1; level < 7; ++level) {
-    add(rdb::TableFileCreationReason::kCompaction, level, level == 6,
-        rdb::kCompactionStyleLevel);
-  }
-  add(rdb::TableFileCreationReason::kCompaction, 3, false,
-      rdb::kCompactionStyleUniversal);
+  using Reason = rdb::TableFileCreationReason;
+  add(Reason::kFlush, 0, false, rdb::kCompactionStyleLevel);
+  add(Reason::kCompaction, 1, false, rdb::kCompactionStyleLevel);
+  add(Reason::kCompaction, 6, true, rdb::kCompactionStyleLevel);
+  add(Reason::kCompaction, 3, false, rdb::kCompactionStyleUniversal);
   return contexts;
 }
 
-// Every filter the policy builds finds every key added, one by one and
-// batched. The keys come from the input, so they vary with it.
+// The filter `policy` builds from `keys` in `context`.
+std::string BuildFilter(const rdb::FilterPolicy& policy,
+                        const rdb::FilterBuildingContext& context,
+                        const std::vector<std::string>& keys) {
+  std::unique_ptr<rdb::FilterBitsBuilder> builder(
+      policy.GetBuilderWithContext(context));
+  Check(builder != nullptr);
+  for (const std::string& key : keys) builder->AddKey(key);
+  std::unique_ptr<const char[]> owner;
+  rdb::Status status;
+  const rdb::Slice bytes = builder->Finish(&owner, &status);
+  Check(status.ok());
+  return bytes.ToString();
+}
+
+// Every filter `policy` builds finds every key added, one by one and
+// batched, and `reread` (it, as read back from an OPTIONS file) builds the
+// same bytes. The keys come from the input, so they vary with it.
 void CheckBuildsFilters(const rdb::FilterPolicy& policy,
+                        const rdb::FilterPolicy& reread,
                         std::string_view input) {
   std::vector<std::string> keys = {std::string(input), ""};
   for (size_t i = 0; i < input.size() % 64; ++i) {
@@ -124,14 +140,8 @@ void CheckBuildsFilters(const rdb::FilterPolicy& policy,
   }
   const rdb::BlockBasedTableOptions table;
   for (const rdb::FilterBuildingContext& context : Contexts(table)) {
-    std::unique_ptr<rdb::FilterBitsBuilder> builder(
-        policy.GetBuilderWithContext(context));
-    Check(builder != nullptr);
-    for (const std::string& key : keys) builder->AddKey(key);
-    std::unique_ptr<const char[]> owner;
-    rdb::Status status;
-    const rdb::Slice bytes = builder->Finish(&owner, &status);
-    Check(status.ok());
+    const std::string bytes = BuildFilter(policy, context, keys);
+    Check(BuildFilter(reread, context, keys) == bytes);
     std::unique_ptr<rdb::FilterBitsReader> reader(
         policy.GetFilterBitsReader(bytes));
     Check(reader != nullptr);
@@ -171,7 +181,7 @@ void CheckWorks(const Policy& policy, std::string_view input) {
   std::string mismatch;
   Check(reread.filter_policy->GetId() == id &&
         policy->AreEquivalent(config, reread.filter_policy.get(), &mismatch));
-  CheckBuildsFilters(*policy, input);
+  CheckBuildsFilters(*policy, *reread.filter_policy, input);
 }
 
 // What a path gave, against what CreateFromString made of the same value:
