@@ -4,7 +4,7 @@
 #   tools/fuzz.sh [SECONDS]
 #       each fuzzer for SECONDS of wall time (default 30): the CI run;
 #   tools/fuzz.sh --soak CPU_SECONDS [NAME...]
-#       each named fuzzer (filter, sst; default both) until its
+#       each named fuzzer (filter, sst, options; default all) until its
 #       process has used CPU_SECONDS of CPU time (read from /proc/PID/stat:
 #       on a shared machine wall time is not CPU time), two at a time, at
 #       nice 19. Its corpus stays in build/fuzz/corpus-NAME for the next
@@ -15,7 +15,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="$root/build/fuzz"
-all=(filter sst)
+all=(filter sst options)
 
 soak=""
 if [ "${1:-}" = "--soak" ]; then
