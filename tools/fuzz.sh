@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets with clang (ASan + UBSan) into build/fuzz and
 # runs them:
 #   tools/fuzz.sh [SECONDS]
-#       each fuzzer for SECONDS of wall time (default 30): the CI run;
+#       each fuzzer for SECONDS of wall time (default 30): the CI run, which
+#       keeps nothing it finds but a crash;
 #   tools/fuzz.sh --soak CPU_SECONDS [NAME...]
 #       each named fuzzer (filter, sst, options; default all) until its
 #       process has used CPU_SECONDS of CPU time (read from /proc/PID/stat:
@@ -137,11 +138,12 @@ mkdir -p "$artifacts"
 for name in "${names[@]}"; do
   echo "fuzz: $name for ${seconds}s"
   log="$dir/$name.log"
-  mkdir -p "$dir/corpus-$name"
+  rm -rf "$dir/short-corpus-$name"
+  mkdir -p "$dir/short-corpus-$name"
   # shellcheck disable=SC2046
   if ! "$dir/tests/fuzz/sstfilter_${name}_fuzzer" -max_total_time="$seconds" \
       -print_final_stats=1 -artifact_prefix="$artifacts" \
-      "$dir/corpus-$name" $(fuzzer_args "$name") >"$log" 2>&1; then
+      "$dir/short-corpus-$name" $(fuzzer_args "$name") >"$log" 2>&1; then
     tail -n 40 "$log"
     echo "fuzz: $name FAILED; reproducer in $artifacts" >&2
     exit 1
