@@ -237,6 +237,28 @@ TEST(RocksdbDb, BadFingerprintBitsInOptionsFileFailOpenWithInvalidArgument) {
   }
 }
 
+// An unknown (say, misspelled) option of one of our policies in an OPTIONS
+// file fails DB::Open as a bad value does, instead of running the policy
+// as if the option were not there.
+TEST(RocksdbDb, UnknownPolicyOptionInOptionsFileFailsOpenWithInvalidArgument) {
+  for (const char* id : {"sstfilter.BlockedBloom:10", "sstfilter.Cuckoo:12",
+                         "sstfilter.Hybrid:10:1", "sstfilter.LevelAware:10"}) {
+    SCOPED_TRACE(id);
+    TempDir dir;
+    WriteDb(dir.path(), id);
+    const std::string value =
+        std::string("{id=") + id + ";fingerprint_bitz=16;}";
+    SetOptionsFileFilter(dir.path(), value);
+    DbFromOptionsFile reopened;
+    const rdb::Status s =
+        OpenFromOptionsFile(dir.path(), rdb::ConfigOptions(), &reopened);
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_NE(s.ToString().find("fingerprint_bitz"), std::string::npos)
+        << s.ToString();
+    EXPECT_EQ(reopened.db, nullptr);
+  }
+}
+
 // bloom_before_level above num_levels is refused by DB::Open.
 TEST(RocksdbDb, HybridLevelAboveNumLevelsFailsOpen) {
   TempDir dir;

@@ -170,6 +170,8 @@ TEST(RocksdbPolicy, BadValuesAreInvalidArgument) {
       "sstfilter.Cukoo:12",
       "sstfilter.blockedbloom:10",
       "sstfilter.Bloom",
+      "sstfilter.",  // an empty name (found by sstfilter_options_fuzzer)
+      "sstfilter",
       "id=sstfilter.Cukoo:12;fingerprint_bits=16",
   };
   for (const char* value : bad) {
@@ -182,27 +184,40 @@ TEST(RocksdbPolicy, BadValuesAreInvalidArgument) {
 // A bad id leaves no policy. A bad option is different: RocksDB's
 // CreateFromString keeps the object it made before the option failed, so
 // that object must refuse to be used, or an OPTIONS file (whose parser
-// ignores the error) would run it with the automatic width.
+// ignores the error) would run it without the option: with the automatic
+// width for a bad fingerprint_bits, as if never given for an unknown
+// (misspelled) option.
 TEST(RocksdbPolicy, BadIdLeavesNoPolicyAndBadOptionLeavesOneThatFailsOpen) {
   for (const char* value : {"sstfilter.Cuckoo:100", "sstfilter.Cukoo:12",
-                            "sstfilter.Hybrid:10:x"}) {
+                            "sstfilter.Hybrid:10:x", "sstfilter."}) {
     std::shared_ptr<const rdb::FilterPolicy> policy;
     EXPECT_TRUE(MakePolicy(value, &policy).IsInvalidArgument()) << value;
     EXPECT_EQ(policy, nullptr) << value;
   }
-  for (const char* value : {"id=sstfilter.Cuckoo:12;fingerprint_bits=3",
-                            "id=sstfilter.Cuckoo:12;fingerprint_bits=33",
-                            "id=sstfilter.Hybrid:12:1;fingerprint_bits=abc"}) {
-    SCOPED_TRACE(value);
+  const struct {
+    const char* value;
+    const char* option;  // named by the error
+  } bad_options[] = {
+      {"id=sstfilter.Cuckoo:12;fingerprint_bits=3", "fingerprint_bits"},
+      {"id=sstfilter.Cuckoo:12;fingerprint_bits=33", "fingerprint_bits"},
+      {"id=sstfilter.Hybrid:12:1;fingerprint_bits=abc", "fingerprint_bits"},
+      // Unknown options, each policy (found by sstfilter_options_fuzzer).
+      {"id=sstfilter.Cuckoo:12;fingerprint_bitz=16", "fingerprint_bitz"},
+      {"id=sstfilter.Hybrid:12;no_such_option=1", "no_such_option"},
+      {"id=sstfilter.BlockedBloom:10;fingerprint_bits=16", "fingerprint_bits"},
+      {"id=sstfilter.LevelAware:10;no_such_option=1", "no_such_option"},
+  };
+  for (const auto& bad : bad_options) {
+    SCOPED_TRACE(bad.value);
     std::shared_ptr<const rdb::FilterPolicy> policy;
-    const rdb::Status made = MakePolicy(value, &policy);
+    const rdb::Status made = MakePolicy(bad.value, &policy);
     EXPECT_TRUE(made.IsInvalidArgument()) << made.ToString();
     if (policy == nullptr) continue;  // a RocksDB that cleans up: fine
-    // (RocksDB has restored the previous value, 0, after the error.)
+    // (RocksDB has restored the previous values after the error.)
     const rdb::Status validated =
         policy->ValidateOptions(rdb::DBOptions(), rdb::ColumnFamilyOptions());
     EXPECT_TRUE(validated.IsInvalidArgument()) << validated.ToString();
-    EXPECT_NE(validated.ToString().find("fingerprint_bits"), std::string::npos)
+    EXPECT_NE(validated.ToString().find(bad.option), std::string::npos)
         << validated.ToString();
     EXPECT_TRUE(const_cast<rdb::FilterPolicy&>(*policy)
                     .PrepareOptions(rdb::ConfigOptions())

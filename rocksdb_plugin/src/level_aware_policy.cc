@@ -28,17 +28,14 @@
 #include "policy_ids.h"
 #include "rocksdb/table.h"
 #include "sstfilter/level_allocation.h"
-#include "sstfilter/rocksdb_plugin.h"
 #include "sstfilter/usable_space.h"
 
 namespace sstfilter::rocksdb_plugin {
 namespace {
 
 using ROCKSDB_NAMESPACE::FilterBitsBuilder;
-using ROCKSDB_NAMESPACE::FilterBitsReader;
 using ROCKSDB_NAMESPACE::FilterBuildingContext;
 using ROCKSDB_NAMESPACE::FilterPolicy;
-using ROCKSDB_NAMESPACE::Slice;
 using RocksStatus = ROCKSDB_NAMESPACE::Status;
 
 constexpr int64_t kDefaultSizeRatioMillis = 10000;  // RocksDB's default T
@@ -58,7 +55,7 @@ void StoreMin(std::atomic<int>& target, int value) {
   }
 }
 
-class LevelAwarePolicy : public FilterPolicy {
+class LevelAwarePolicy : public PolicyBase {
  public:
   LevelAwarePolicy(int64_t millibits, int64_t ratio_millis)
       : millibits_(millibits),
@@ -66,15 +63,9 @@ class LevelAwarePolicy : public FilterPolicy {
         uniform_(BestFilterFor(BitsPerKey())) {}
 
   const char* Name() const override { return kLevelAwareName; }
-  const char* CompatibilityName() const override {
-    return kSstfilterCompatibilityName;
-  }
   std::string GetId() const override {
     return std::string(Name()) + ":" + FormatDecimalMillis(millibits_) + ":" +
            FormatDecimalMillis(ratio_millis_);
-  }
-  FilterBitsReader* GetFilterBitsReader(const Slice& contents) const override {
-    return NewBitsReader(contents);
   }
   FilterBitsBuilder* GetBuilderWithContext(
       const FilterBuildingContext& context) const override {

@@ -129,18 +129,11 @@ uint32_t FingerprintBitsFor(int64_t millibits) {
   return widest;
 }
 
-// The state every sstfilter policy shares: bits per key, the family's
-// CompatibilityName, and one reader for both formats.
-class SstfilterPolicy : public FilterPolicy {
+// A policy sized by bits per key: the three of this file.
+class SstfilterPolicy : public PolicyBase {
  public:
-  const char* CompatibilityName() const override {
-    return kSstfilterCompatibilityName;
-  }
   std::string GetId() const override {
     return std::string(Name()) + ":" + FormatMillis(millibits_);
-  }
-  FilterBitsReader* GetFilterBitsReader(const Slice& contents) const override {
-    return NewBitsReader(contents);
   }
 
  protected:
@@ -155,21 +148,6 @@ class SstfilterPolicy : public FilterPolicy {
       config.memory_balance = &memory_balance_;
     }
     return config;
-  }
-
-  // RocksDB reports an unknown option as NotFound; a bad configuration is
-  // InvalidArgument at this boundary.
-  RocksStatus ConfigureOptions(
-      const ConfigOptions& config_options,
-      const std::unordered_map<std::string, std::string>& options,
-      std::unordered_map<std::string, std::string>* unused) override {
-    RocksStatus s =
-        FilterPolicy::ConfigureOptions(config_options, options, unused);
-    if (s.IsNotFound()) {
-      return RocksStatus::InvalidArgument(std::string(Name()) + ": " +
-                                          s.getState());
-    }
-    return s;
   }
 
  private:
@@ -201,37 +179,26 @@ class BlockedBloomPolicy : public SstfilterPolicy {
   const uint32_t lines_per_key_;
 };
 
-// The Cuckoo policies' options. RocksDB's CreateFromString keeps the policy
-// it made when an option fails, and its table-options parser turns that
-// error into OK when it reads an OPTIONS file (BlockBasedTableFactory::
-// ParseOption). So a rejected value is also kept here, and the policy then
-// fails PrepareOptions and ValidateOptions: DB::Open refuses it. It stays
-// kept: after the error RocksDB restores the previous value (0) through the
-// same parser (Configurable::ConfigureOptions).
+// The Cuckoo policies' options. A refused value refuses the policy
+// (PolicyBase).
 struct CuckooOptions {
   uint32_t fingerprint_bits = 0;  // 0: chosen from bits per key
-  std::string rejected;           // why a value was refused, or ""
 };
 
 // fingerprint_bits: 0 (the width chosen from bits/key) or 4..32.
 RocksStatus ParseFingerprintBits(const ConfigOptions& /*options*/,
                                  const std::string& name,
                                  const std::string& value, void* addr) {
-  static_assert(offsetof(CuckooOptions, fingerprint_bits) == 0,
-                "the option's address is its struct's");
-  auto* options = static_cast<CuckooOptions*>(addr);
   int bits = -1;
   if (!ParseInt(value, &bits) ||
       (bits != 0 &&
        (bits < static_cast<int>(CuckooLimits::kMinFingerprintBits) ||
         bits > static_cast<int>(CuckooLimits::kMaxFingerprintBits)))) {
-    options->rejected = std::string(kCuckooName) + ": " + name +
-                        " must be 0 (chosen from bits per key) or 4..32, "
-                        "not \"" +
-                        value + "\"";
-    return RocksStatus::InvalidArgument(options->rejected);
+    return RocksStatus::InvalidArgument(
+        name + " must be 0 (chosen from bits per key) or 4..32, not \"" +
+        value + "\"");
   }
-  options->fingerprint_bits = static_cast<uint32_t>(bits);
+  *static_cast<uint32_t*>(addr) = static_cast<uint32_t>(bits);
   return RocksStatus::OK();
 }
 
@@ -260,22 +227,6 @@ class CuckooPolicy : public SstfilterPolicy {
   FilterBitsBuilder* GetBuilderWithContext(
       const FilterBuildingContext& context) const override {
     return NewBitsBuilder(CuckooConfig(context));
-  }
-
-  RocksStatus PrepareOptions(const ConfigOptions& config_options) override {
-    if (!options_.rejected.empty()) {
-      return RocksStatus::InvalidArgument(options_.rejected);
-    }
-    return SstfilterPolicy::PrepareOptions(config_options);
-  }
-
-  RocksStatus ValidateOptions(
-      const ROCKSDB_NAMESPACE::DBOptions& db_options,
-      const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const override {
-    if (!options_.rejected.empty()) {
-      return RocksStatus::InvalidArgument(options_.rejected);
-    }
-    return SstfilterPolicy::ValidateOptions(db_options, cf_options);
   }
 
  protected:
@@ -468,7 +419,38 @@ void AddPolicy(ObjectLibrary& library, const char* name, PolicyMaker make) {
 
 }  // namespace
 
-// The helpers that the policies in other files reuse (policy_ids.h).
+// What the policies in other files reuse (policy_ids.h).
+const char* PolicyBase::CompatibilityName() const {
+  return kSstfilterCompatibilityName;
+}
+
+FilterBitsReader* PolicyBase::GetFilterBitsReader(const Slice& contents) const {
+  return NewBitsReader(contents);
+}
+
+RocksStatus PolicyBase::ConfigureOptions(
+    const ConfigOptions& config_options,
+    const std::unordered_map<std::string, std::string>& options,
+    std::unordered_map<std::string, std::string>* unused) {
+  RocksStatus s =
+      FilterPolicy::ConfigureOptions(config_options, options, unused);
+  if (s.ok()) return s;
+  refused_ = std::string(Name()) + ": " + s.getState();
+  return RocksStatus::InvalidArgument(refused_);
+}
+
+RocksStatus PolicyBase::PrepareOptions(const ConfigOptions& config_options) {
+  if (!refused_.empty()) return RocksStatus::InvalidArgument(refused_);
+  return FilterPolicy::PrepareOptions(config_options);
+}
+
+RocksStatus PolicyBase::ValidateOptions(
+    const ROCKSDB_NAMESPACE::DBOptions& db_options,
+    const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const {
+  if (!refused_.empty()) return RocksStatus::InvalidArgument(refused_);
+  return FilterPolicy::ValidateOptions(db_options, cf_options);
+}
+
 RocksStatus ParseBloomBitsPerKey(std::string_view text, int64_t* millibits) {
   return ParseBitsPerKey(text, kMinBloomMillibits, kMaxMillibits, millibits);
 }
@@ -494,9 +476,10 @@ extern "C" int RegisterSstfilterPolicies(
               return NewCuckooOrHybrid(true, fields, policy);
             });
   AddPolicy(library, kLevelAwareName, NewLevelAware);
-  // Last: a library uses the first factory whose pattern matches.
+  // Last: a library uses the first factory whose pattern matches. "." may
+  // end the id: "sstfilter." is an unknown name too.
   library.AddFactory<const FilterPolicy>(
-      ObjectLibrary::PatternEntry("sstfilter").AddSeparator(".", true),
+      ObjectLibrary::PatternEntry("sstfilter").AddSeparator(".", false),
       [](const std::string& id, std::unique_ptr<const FilterPolicy>* guard,
          std::string* errmsg) -> const FilterPolicy* {
         guard->reset();

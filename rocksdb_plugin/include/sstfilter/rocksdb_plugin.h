@@ -51,9 +51,10 @@
 // one bucket or cache line of rounding. Anything else (a missing or
 // malformed number, one out of range, an unknown option, an unknown
 // "sstfilter." name) is Status::InvalidArgument, never a default. A bad
-// fingerprint_bits also leaves a policy that fails PrepareOptions and
-// ValidateOptions, so DB::Open refuses it even from an OPTIONS file, whose
-// parser RocksDB lets ignore filter-policy errors.
+// option (a bad fingerprint_bits, or an unknown option of any policy) also
+// leaves a policy that fails PrepareOptions and ValidateOptions, so DB::Open
+// refuses it even from an OPTIONS file, whose parser RocksDB lets ignore
+// filter-policy errors.
 //
 // Each policy's GetId() is the canonical form of its id, so RocksDB writes
 // it to the DB's OPTIONS file and LoadLatestOptions recreates the same
