@@ -137,6 +137,15 @@ class CacheChargeTest : public ::testing::TestWithParam<const char*> {
     return misses;
   }
 
+  // Charging changes no byte of the filter.
+  void ExpectTheUnchargedBytes(const rdb::Slice& filter,
+                               const std::vector<std::string>& keys) {
+    const BuiltFilter uncharged = BuildFilter(
+        *policy_, keys,
+        rdb::FilterBuildingContext(TableOptions(nullptr, Decision::kDisabled)));
+    EXPECT_EQ(filter.ToString(), uncharged.bytes.ToString());
+  }
+
   std::shared_ptr<const rdb::FilterPolicy> policy_;
 };
 
@@ -183,11 +192,7 @@ TEST_P(CacheChargeTest, ChargesTheHashesAsTheyGrowAndTheFilterUntilDestroyed) {
       << "the filter is charged before the hashes are released";
 #endif
   EXPECT_EQ(Misses(filter, keys), 0u);
-  // Charging changes no byte of the filter.
-  const BuiltFilter uncharged = BuildFilter(
-      *policy_, keys,
-      rdb::FilterBuildingContext(TableOptions(cache, Decision::kDisabled)));
-  EXPECT_EQ(filter.ToString(), uncharged.bytes.ToString());
+  ExpectTheUnchargedBytes(filter, keys);
   builder.reset();
   // Every entry is erased, not only unpinned.
   EXPECT_EQ(cache->GetUsage(), 0u);
@@ -276,10 +281,7 @@ TEST_P(CacheChargeTest, ARefusedChargeStillBuildsTheWholeFilter) {
     ExpectWithinCapacity(*cache);
     EXPECT_TRUE(builder->MaybePostVerify(filter).ok());
     EXPECT_EQ(Misses(filter, keys), 0u);
-    const BuiltFilter uncharged = BuildFilter(
-        *policy_, keys,
-        rdb::FilterBuildingContext(TableOptions(cache, Decision::kDisabled)));
-    EXPECT_EQ(filter.ToString(), uncharged.bytes.ToString());
+    ExpectTheUnchargedBytes(filter, keys);
     builder.reset();
     EXPECT_EQ(cache->GetUsage(), 0u);
   }
