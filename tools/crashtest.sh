@@ -5,6 +5,7 @@
 #   tools/crashtest.sh [--rocksdb-build DIR] [--duration S] [--interval S]
 #                      [--modes "blackbox whitebox"] [--configs N]
 #                      [--policy ID] [--kill-odd N] [--work DIR]
+#                      [-- DB_CRASHTEST_ARGS...]
 #
 # For each configuration (a policy, partitioned filters or not, a prefix
 # extractor or not) and each mode, db_crashtest.py runs db_stress from the
@@ -45,6 +46,14 @@
 # (db_crashtest.py's --random_kill_odd, default 888887). Under
 # ThreadSanitizer db_stress runs some 10x slower, so at the default a
 # db_stress run can pass a short --duration before it reaches a kill.
+# Arguments after -- go to db_crashtest.py as they are, after the pinned
+# ones. Under ThreadSanitizer, whitebox's second half (runs without kills,
+# each of --ops_per_thread ops on --threads threads, 200000 x 32 by
+# default) would run into db_crashtest.py's own timeout of --duration plus
+# 15 minutes; the TSan whitebox run of the README passes
+#   -- --ops_per_thread=2000 --threads=8
+# (a kill run does 100 x ops_per_thread per thread, until a kill point
+# fires).
 # --policy ID replaces the policy of every configuration, e.g. RocksDB's own
 # bloomfilter:10 as a control run of this driver.
 #
@@ -63,6 +72,7 @@ num_configs=6
 work=""
 policy_override=""
 kill_odd_flags=()
+extra_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --rocksdb-build) rocksdb_build="$2"; shift 2 ;;
@@ -72,6 +82,7 @@ while [ $# -gt 0 ]; do
     --configs) num_configs="$2"; shift 2 ;;
     --policy) policy_override="$2"; shift 2 ;;
     --kill-odd) kill_odd_flags=(--random_kill_odd="$2"); shift 2 ;;
+    --) shift; extra_args=("$@"); break ;;
     --work) work="$2"; shift 2 ;;
     *) sed -n '2,51p' "$0" >&2; exit 2 ;;
   esac
@@ -170,7 +181,7 @@ for ((c = 0; c < num_configs && c < ${#configs[@]}; ++c)); do
         --use_full_merge_v1=0 --enable_compaction_filter=0 \
         --inplace_update_support=0 --unordered_write=0 --max_key=100000 \
         "${release_flags[@]}" $([ "$mode" = whitebox ] && echo "${kill_odd_flags[@]}") \
-        >"$log" 2>&1; then
+        "${extra_args[@]}" >"$log" 2>&1; then
       tail -30 "$log"
       echo "FAIL: crash test $name (log: $log)"
       trap - EXIT
