@@ -34,6 +34,18 @@
 # swap the policy or depend on options the file sets are pinned:
 #   --set_options_one_in=0  (SetOptions would switch to RocksDB's filters)
 #   --prefix_size           (the OPTIONS file's prefix extractor length)
+#   --use_multiscan=0       (db_crashtest.py turns --prefix_size to -1 when
+#                            it picks use_multiscan=1, one run in four; then
+#                            db_stress's verification Seeks once and calls
+#                            Next across the file's 8-byte prefixes in
+#                            prefix mode, which RocksDB leaves undefined: an
+#                            L0 file whose filter rules out the first
+#                            prefix is skipped, whatever filter it has.
+#                            Found on 2026-11-23 as "Iterator verification:
+#                            Value not found" after a kill; every filter in
+#                            that DB matched the key and its prefix. After
+#                            each run the driver checks that db_stress ran
+#                            with the OPTIONS file's prefix length.)
 #   --disable_wal=0, --enable_blob_files=0, --enable_blob_direct_write=0
 #                           (db_crashtest.py's WAL-less profiles expect DB
 #                            options, e.g. atomic_flush, that the file does
@@ -127,6 +139,20 @@ configs=(
   "sstfilter.Hybrid:10:2|1|-1"
 )
 
+# Did every db_stress run of LOG take the OPTIONS file's prefix length?
+# (db_crashtest.py rewrites some flags it was given; see --use_multiscan.)
+check_prefix_size() {
+  local log="$1" prefix="$2" other
+  [ "$prefix" -gt 0 ] || return 0
+  other="$(grep -E '^Running' "$log" | grep -oE -- '--prefix_size=-?[0-9]+' |
+    grep -vx -- "--prefix_size=$prefix" | sort -u | tr '\n' ' ')"
+  [ -z "$other" ] && return 0
+  echo "FAIL: db_crashtest.py ran db_stress with ${other}but the OPTIONS file's" \
+    "prefix extractor is $prefix bytes: its verification would then iterate" \
+    "across prefixes in prefix mode, which RocksDB leaves undefined"
+  return 1
+}
+
 start=$SECONDS
 runs=0
 for ((c = 0; c < num_configs && c < ${#configs[@]}; ++c)); do
@@ -176,17 +202,19 @@ for ((c = 0; c < num_configs && c < ${#configs[@]}; ++c)); do
     if ! TEST_TMPDIR="$work/tmp-$c-$mode" "$python" "$crashtest" "$mode" \
         --stress_cmd="$db_stress" --duration="$duration" \
         --interval="$interval" --options_file="$options" \
-        --set_options_one_in=0 --prefix_size="$prefix" --disable_wal=0 \
+        --set_options_one_in=0 --prefix_size="$prefix" --use_multiscan=0 --disable_wal=0 \
         --enable_blob_files=0 --enable_blob_direct_write=0 --use_merge=0 \
         --use_full_merge_v1=0 --enable_compaction_filter=0 \
         --inplace_update_support=0 --unordered_write=0 --max_key=100000 \
         "${release_flags[@]}" $([ "$mode" = whitebox ] && echo "${kill_odd_flags[@]}") \
         "${extra_args[@]}" >"$log" 2>&1; then
       tail -30 "$log"
+      check_prefix_size "$log" "$prefix"
       echo "FAIL: crash test $name (log: $log)"
       trap - EXIT
       exit 1
     fi
+    check_prefix_size "$log" "$prefix" || { trap - EXIT; exit 1; }
     if [ "$mode" = whitebox ]; then
       # One "check_mode=M, kill option=K, exitcode=E" line per db_stress run;
       # a negative exit code is a kill at a kill point (exit 0: the run
