@@ -217,23 +217,31 @@ void WriteDb(const std::string& dir, const std::string& policy) {
 // OPTIONS file. For a bad fingerprint_bits the policy refuses validation,
 // so the DB does not open (instead of running with the automatic width and
 // persisting fingerprint_bits=0).
+// Writes a DB with `id`, sets its OPTIONS file's filter_policy to `value`,
+// and expects DB::Open to refuse it with InvalidArgument naming `word`,
+// persisting nothing in its place.
+void ExpectOpenRefusesFilterValue(const std::string& id,
+                                  const std::string& value,
+                                  const std::string& word) {
+  TempDir dir;
+  WriteDb(dir.path(), id);
+  SetOptionsFileFilter(dir.path(), value);
+  DbFromOptionsFile reopened;
+  const rdb::Status s =
+      OpenFromOptionsFile(dir.path(), rdb::ConfigOptions(), &reopened);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find(word), std::string::npos) << s.ToString();
+  EXPECT_EQ(reopened.db, nullptr);
+  EXPECT_EQ(OptionsFileFilterLine(dir.path()), "filter_policy=" + value);
+}
+
 TEST(RocksdbDb, BadFingerprintBitsInOptionsFileFailOpenWithInvalidArgument) {
   for (const char* bits : {"3", "33", "abc", "-1"}) {
     SCOPED_TRACE(bits);
-    TempDir dir;
-    WriteDb(dir.path(), "sstfilter.Cuckoo:12");
-    const std::string value =
-        std::string("{id=sstfilter.Cuckoo:12;fingerprint_bits=") + bits + ";}";
-    SetOptionsFileFilter(dir.path(), value);
-    DbFromOptionsFile reopened;
-    const rdb::Status s =
-        OpenFromOptionsFile(dir.path(), rdb::ConfigOptions(), &reopened);
-    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-    EXPECT_NE(s.ToString().find("fingerprint_bits"), std::string::npos)
-        << s.ToString();
-    EXPECT_EQ(reopened.db, nullptr);
-    // Nothing was persisted in its place.
-    EXPECT_EQ(OptionsFileFilterLine(dir.path()), "filter_policy=" + value);
+    ExpectOpenRefusesFilterValue(
+        "sstfilter.Cuckoo:12",
+        std::string("{id=sstfilter.Cuckoo:12;fingerprint_bits=") + bits + ";}",
+        "fingerprint_bits");
   }
 }
 
@@ -244,18 +252,9 @@ TEST(RocksdbDb, UnknownPolicyOptionInOptionsFileFailsOpenWithInvalidArgument) {
   for (const char* id : {"sstfilter.BlockedBloom:10", "sstfilter.Cuckoo:12",
                          "sstfilter.Hybrid:10:1", "sstfilter.LevelAware:10"}) {
     SCOPED_TRACE(id);
-    TempDir dir;
-    WriteDb(dir.path(), id);
-    const std::string value =
-        std::string("{id=") + id + ";fingerprint_bitz=16;}";
-    SetOptionsFileFilter(dir.path(), value);
-    DbFromOptionsFile reopened;
-    const rdb::Status s =
-        OpenFromOptionsFile(dir.path(), rdb::ConfigOptions(), &reopened);
-    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-    EXPECT_NE(s.ToString().find("fingerprint_bitz"), std::string::npos)
-        << s.ToString();
-    EXPECT_EQ(reopened.db, nullptr);
+    ExpectOpenRefusesFilterValue(
+        id, std::string("{id=") + id + ";fingerprint_bitz=16;}",
+        "fingerprint_bitz");
   }
 }
 
