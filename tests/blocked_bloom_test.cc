@@ -384,6 +384,9 @@ TEST(BlockedBloomTest, MalformedBytesGiveClearErrors) {
                      StatusCode::kCorruption, "lines_per_key");
   }
   ExpectParseError(with(meta + 7, 1), StatusCode::kCorruption, "reserved");
+  // The top byte of num_keys is the 5th from the end, RocksDB's marker
+  // byte: a trailer tag counts only after a 0 there (format.h).
+  ExpectParseError(with(meta + 23, 1), StatusCode::kCorruption, "magic");
   ExpectParseError(std::string(64, '\0') + valid, StatusCode::kCorruption,
                    "size mismatch");
   ExpectParseError(valid.substr(1), StatusCode::kCorruption, "size mismatch");

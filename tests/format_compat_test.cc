@@ -121,5 +121,67 @@ TEST(FormatCompatTest, VersionTwoBlockedBloomHasVersionOnesLines) {
   }
 }
 
+// A v1 BlockedBloom block (blocked_bloom.h: the v1 layout) of `params`
+// holding `hashes`, made from the v2 writer's lines, which are the same.
+std::string VersionOneBlockedBloom(const BlockedBloomParams& params,
+                                   const std::vector<uint64_t>& hashes) {
+  std::string v2(params.SerializedSize(), '\0');
+  BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(v2.data()));
+  writer.add_batch(hashes.data(), hashes.size());
+  std::string v1 = {'S',
+                    'F',
+                    1,
+                    1,
+                    static_cast<char>(params.num_probes),
+                    static_cast<char>(params.lines_per_key),
+                    0,
+                    0};
+  for (uint64_t field : {params.num_lines, uint64_t{hashes.size()}}) {
+    for (int i = 0; i < 8; ++i) v1 += static_cast<char>(field >> (8 * i));
+  }
+  return v1 + v2.substr(0, params.num_lines * BlockedBloomParams::kLineBytes);
+}
+
+// A v1 block ends in Bloom lines, which may spell a v2 trailer tag of any
+// kind or version (0 "SF" kind version; about 1 ending in 2^24 has the
+// 0 "SF"). Such a block is still read as v1, whatever the tag claims, and
+// keeps every key.
+TEST(FormatCompatTest,
+     VersionOneBlockEndingLikeAnyTrailerTagReadsAsVersionOne) {
+  BlockedBloomParams params;
+  params.num_lines = 64;
+  params.num_probes = 7;
+  params.lines_per_key = 2;
+  const std::vector<uint64_t> keys = SequentialKeyHashes(50);
+  const std::string v1 = VersionOneBlockedBloom(params, keys);
+  // A sparse filter: its last 5 bytes are still clear, so setting the tag's
+  // bits in them only adds bits (never loses a key).
+  ASSERT_EQ(v1.substr(v1.size() - 5), std::string(5, '\0'));
+  struct Tag {
+    uint8_t kind;
+    uint8_t version;
+  };
+  for (Tag tag : {Tag{1, 2}, Tag{1, 3}, Tag{2, 2}, Tag{2, 200}, Tag{9, 2}}) {
+    SCOPED_TRACE("trailer kind " + std::to_string(tag.kind) + " version " +
+                 std::to_string(tag.version));
+    std::string bytes = v1;
+    bytes.replace(bytes.size() - 4, 4,
+                  {'S', 'F', static_cast<char>(tag.kind),
+                   static_cast<char>(tag.version)});
+    FormatTag trailer;
+    ASSERT_TRUE(ReadTrailerTag(bytes, &trailer));
+    FilterView view;
+    const Status s = FilterView::Parse(bytes, &view);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(view.kind(), FilterKind::kBlockedBloom);
+    EXPECT_EQ(view.format_version(), 1);
+    for (uint64_t h : keys) ASSERT_TRUE(view.may_contain(h));
+    BlockedBloomView bloom;
+    ASSERT_TRUE(BlockedBloomView::Parse(bytes, &bloom).ok());
+    EXPECT_EQ(bloom.format_version(), 1);
+    EXPECT_EQ(bloom.num_keys(), keys.size());
+  }
+}
+
 }  // namespace
 }  // namespace sstfilter

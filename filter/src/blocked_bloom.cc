@@ -342,7 +342,8 @@ void WriteMetadata(const BlockedBloomParams& params, uint64_t num_keys,
   meta[5] = static_cast<uint8_t>(params.lines_per_key);
   meta[6] = meta[7] = 0;
   detail::StoreLittleEndian<uint64_t>(meta + 8, params.num_lines);
-  detail::StoreLittleEndian<uint64_t>(meta + 16, num_keys);
+  detail::StoreLittleEndian<uint64_t>(
+      meta + 16, std::min(num_keys, BlockedBloomParams::kMaxRecordedKeys));
   SealMetadata(FilterKind::kBlockedBloom, meta, meta + 24);
 }
 

@@ -14,21 +14,34 @@ Status ParseAs(std::string_view bytes,
   return s;
 }
 
+Status ParseKind(std::string_view bytes, FilterKind kind,
+                 std::variant<BlockedBloomView, CuckooView>* out) {
+  switch (kind) {
+    case FilterKind::kBlockedBloom:
+      return ParseAs<BlockedBloomView>(bytes, out);
+    case FilterKind::kCuckoo:
+      return ParseAs<CuckooView>(bytes, out);
+  }
+  return Status::NotSupported("unknown filter kind " +
+                              std::to_string(static_cast<int>(kind)));
+}
+
 }  // namespace
 
+// The trailer's kind first; then, if that fails, the kind of a v1 head tag
+// (a v1 block may end in bytes that look like another kind's trailer).
 Status FilterView::Parse(std::string_view bytes, FilterView* out) {
   FilterKind kind;
   uint8_t version;
   Status s = PeekFormat(bytes, &kind, &version);
   if (!s.ok()) return s;
-  switch (kind) {
-    case FilterKind::kBlockedBloom:
-      return ParseAs<BlockedBloomView>(bytes, &out->view_);
-    case FilterKind::kCuckoo:
-      return ParseAs<CuckooView>(bytes, &out->view_);
+  s = ParseKind(bytes, kind, &out->view_);
+  FormatTag head;
+  if (!s.ok() && ReadHeadTag(bytes, &head) && head.version == 1 &&
+      head.kind != kind && ParseKind(bytes, head.kind, &out->view_).ok()) {
+    return Status::Ok();
   }
-  return Status::NotSupported("unknown filter kind " +
-                              std::to_string(static_cast<int>(kind)));
+  return s;
 }
 
 }  // namespace sstfilter

@@ -24,31 +24,44 @@ const char* FilterKindName(FilterKind kind) {
   return "unknown";
 }
 
+bool ReadTrailerTag(std::string_view bytes, FormatTag* tag) {
+  if (bytes.size() < kRocksdbFilterMetadataBytes) return false;
+  const char* trailer = bytes.data() + bytes.size() - kFormatTagSize;
+  if (trailer[-1] != 0 || !IsMagic(trailer) ||
+      static_cast<uint8_t>(trailer[3]) < kFirstTrailerVersion) {
+    return false;
+  }
+  tag->kind = static_cast<FilterKind>(static_cast<uint8_t>(trailer[2]));
+  tag->version = static_cast<uint8_t>(trailer[3]);
+  return true;
+}
+
+bool ReadHeadTag(std::string_view bytes, FormatTag* tag) {
+  if (bytes.size() < kFormatTagSize || !IsMagic(bytes.data())) return false;
+  tag->kind = static_cast<FilterKind>(static_cast<uint8_t>(bytes[2]));
+  tag->version = static_cast<uint8_t>(bytes[3]);
+  return true;
+}
+
 Status PeekFormat(std::string_view bytes, FilterKind* kind, uint8_t* version) {
   if (bytes.size() < kFormatTagSize) {
     return Status::Corruption("filter is " + std::to_string(bytes.size()) +
                               " bytes, shorter than its 4-byte tag");
   }
-  const char* suffix = bytes.data() + bytes.size() - kFormatTagSize;
-  const char* tag = nullptr;
-  if (IsMagic(suffix) &&
-      static_cast<uint8_t>(suffix[3]) >= kFirstTrailerVersion) {
-    tag = suffix;
-  } else if (IsMagic(bytes.data())) {
-    tag = bytes.data();
-  } else {
+  FormatTag tag;
+  if (!ReadTrailerTag(bytes, &tag) && !ReadHeadTag(bytes, &tag)) {
     return Status::Corruption(
-        "filter has the magic \"SF\" at neither its start nor its end");
+        "filter has no tag: the magic \"SF\" is neither at its end (after a 0 "
+        "byte) nor at its start");
   }
-  *kind = static_cast<FilterKind>(static_cast<uint8_t>(tag[2]));
-  *version = static_cast<uint8_t>(tag[3]);
+  *kind = tag.kind;
+  *version = tag.version;
   return Status::Ok();
 }
 
 bool HasV1Tag(std::string_view bytes, FilterKind kind) {
-  return bytes.size() >= kFormatTagSize && IsMagic(bytes.data()) &&
-         static_cast<uint8_t>(bytes[2]) == static_cast<uint8_t>(kind) &&
-         bytes[3] == 1;
+  FormatTag tag;
+  return ReadHeadTag(bytes, &tag) && tag.kind == kind && tag.version == 1;
 }
 
 Status CheckKindAndVersion(FilterKind kind, uint8_t version,

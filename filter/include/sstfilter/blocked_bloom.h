@@ -30,7 +30,10 @@
 //   64L+8        8     num_lines L (u64; must match the block's size;
 //                      at most kMaxLines)
 //   64L+16       8     num_keys added (u64; informational, not used by
-//                      queries)
+//                      queries), stored capped at kMaxRecordedKeys =
+//                      2^56 - 1, so that its top byte, the 5th from the
+//                      block's end, stays 0: RocksDB's marker byte
+//                      (format.h)
 //   64L+24       4     tag: "SF", kind = 1, version = 2
 // Version 1 (read forever, written until sstfilter's format v2) had the
 // same fields first and no checksum:
@@ -62,6 +65,9 @@ struct BlockedBloomParams {
   // The format's u64 line count holds more; Validate refuses them.
   static constexpr uint64_t kMaxLines =
       (static_cast<uint64_t>(PTRDIFF_MAX) - kMetadataBytes) / kLineBytes;
+  // The largest key count the metadata records; more keys are recorded as
+  // this (the count is informational), keeping byte 64L+23 zero.
+  static constexpr uint64_t kMaxRecordedKeys = (uint64_t{1} << 56) - 1;
 
   uint64_t num_lines = 0;
   uint32_t num_probes = 1;

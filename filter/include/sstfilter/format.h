@@ -12,6 +12,20 @@
 // aligned, every Bloom line is then one cache line. The metadata of v2
 // begins with MetadataChecksum of the rest of it (through the tag), so a
 // damaged header reads as Corruption, never as a different filter.
+//
+// One family with RocksDB's filters. Since v2, the byte just before the tag
+// (the 5th from the end) is always 0, and a v2 tag counts only with it.
+// RocksDB's built-in reader (BuiltinFilterPolicy::GetBuiltinFilterBitsReader,
+// the same from 7.8 to 11.x) reads that byte as its marker: 1..127 the
+// legacy Bloom's probe count, -1 FastLocalBloom, -2 Ribbon, and 0 "zero
+// probes", which answers "may match" for every key. So RocksDB, or a binary
+// without the plugin, reads our blocks as "may match", never misreads them,
+// and none of RocksDB's blocks (whose marker byte is never 0 when they hold
+// keys) has our trailer. RocksDB reads a block of 5 bytes or less as "no
+// keys": ours are never that small (the smallest, an empty BlockedBloom, is
+// 28 bytes). Writers keep the byte 0 (blocked_bloom.h caps its stored key
+// count below 2^56; cuckoo_filter.h reserves it).
+//
 // The layouts are described next to the code of each kind:
 // blocked_bloom.h (kind 1) and cuckoo_filter.h (kind 2); filter_view.h
 // parses any of them.
@@ -40,15 +54,29 @@ inline constexpr uint8_t kCurrentFormatVersion = 2;
 // Human-readable name of a kind ("BlockedBloom", "Cuckoo", "unknown").
 const char* FilterKindName(FilterKind kind);
 
-// Reads the tag: the last 4 bytes if they are "SF" with a version of 2 or
-// more, otherwise the first 4. Corruption if `bytes` is too short or has
-// the magic at neither end; the kind and version are returned as stored,
-// known or not.
+// The bytes RocksDB's built-in filters end with (a marker byte, then 4
+// bytes); ours keep the marker byte, the 5th from the end, at 0.
+inline constexpr size_t kRocksdbFilterMetadataBytes = 5;
+
+// A kind and version as a tag stores them, known or not.
+struct FormatTag {
+  FilterKind kind = FilterKind::kBlockedBloom;
+  uint8_t version = 0;
+};
+
+// The trailer tag of v2 and later: true if `bytes` end in a 0 byte, "SF",
+// a kind and a version of 2 or more.
+bool ReadTrailerTag(std::string_view bytes, FormatTag* tag);
+
+// The head tag of v1: true if `bytes` start with "SF", a kind and a version
+// (any; only version 1 ever stood there).
+bool ReadHeadTag(std::string_view bytes, FormatTag* tag);
+
+// The tag a parser tries first: the trailer's, else the head's. Corruption
+// if `bytes` is too short or has neither.
 Status PeekFormat(std::string_view bytes, FilterKind* kind, uint8_t* version);
 
-// True if `bytes` starts with a version 1 tag of `kind`. A v2 block whose
-// trailer fails to parse is tried as v1 when this holds: a v1 block may end
-// in bytes that look like a v2 tag (about 1 in 2^32 blocks).
+// True if `bytes` start with a version 1 tag of `kind`.
 bool HasV1Tag(std::string_view bytes, FilterKind kind);
 
 // InvalidArgument unless `kind` is `expected`, NotSupported unless
@@ -56,32 +84,41 @@ bool HasV1Tag(std::string_view bytes, FilterKind kind);
 Status CheckKindAndVersion(FilterKind kind, uint8_t version,
                            FilterKind expected);
 
-// The one version dispatch of every kind's Parse: checks the tag (kind and
-// version, as CheckKindAndVersion), then runs parse_v1() or parse_v2()
-// (each returning Status) for the version it names. A v2 parse that fails
-// on a block that also starts with a v1 tag (HasV1Tag) is retried as v1,
-// so parse_v1 must not rely on what a failed parse_v2 left behind. On
-// success *version is the version parsed.
+// The one version dispatch of every kind's Parse. A trailer tag of `kind`
+// and a known version runs parse_v2(); then, whenever the block starts
+// with a v1 tag of `kind` and nothing has parsed yet, parse_v1() runs, so a
+// v1 block whose last bytes happen to look like a trailer tag (of any kind
+// or version: about 1 block in 2^24 ends in 0 "SF") still reads as v1.
+// parse_v1 must not rely on what a failed parse_v2 left behind. Both
+// return Status; on success *version is the version parsed, otherwise the
+// error is the trailer's (the format written today), or the head's.
 template <typename ParseV1, typename ParseV2>
 Status ParseByVersion(std::string_view bytes, FilterKind kind,
                       ParseV1&& parse_v1, ParseV2&& parse_v2,
                       uint8_t* version) {
-  FilterKind stored;
-  uint8_t stored_version;
-  Status s = PeekFormat(bytes, &stored, &stored_version);
-  if (s.ok()) s = CheckKindAndVersion(stored, stored_version, kind);
-  if (!s.ok()) return s;
-  if (stored_version == 1) {
-    s = parse_v1();
-  } else {
-    s = parse_v2();
-    if (!s.ok() && HasV1Tag(bytes, kind) && parse_v1().ok()) {
-      stored_version = 1;
-      s = Status::Ok();
+  FormatTag tag;
+  Status trailer_status;
+  const bool has_trailer = ReadTrailerTag(bytes, &tag);
+  if (has_trailer) {
+    trailer_status = CheckKindAndVersion(tag.kind, tag.version, kind);
+    if (trailer_status.ok()) trailer_status = parse_v2();
+    if (trailer_status.ok()) {
+      *version = tag.version;
+      return trailer_status;
     }
   }
-  if (s.ok()) *version = stored_version;
-  return s;
+  if (HasV1Tag(bytes, kind)) {
+    const Status s = parse_v1();
+    if (s.ok()) *version = 1;
+    if (s.ok() || !has_trailer) return s;
+  }
+  if (has_trailer) return trailer_status;
+  FilterKind peeked;
+  uint8_t peeked_version;
+  Status s = PeekFormat(bytes, &peeked, &peeked_version);
+  if (s.ok()) s = CheckKindAndVersion(peeked, peeked_version, kind);
+  // A head tag of this kind and version 1 was parsed above.
+  return s.ok() ? Status::Corruption("filter tag is malformed") : s;
 }
 
 // The low 32 bits of XXH3-64 (seed 0) of `bytes`: the checksum a v2
