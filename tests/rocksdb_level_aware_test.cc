@@ -216,7 +216,7 @@ TEST(LevelAwarePolicy, IdIsCanonicalAndRecreatesThePolicy) {
     const auto policy = MustMake(c.value);
     ASSERT_NE(policy, nullptr) << c.value;
     EXPECT_STREQ(policy->Name(), "sstfilter.LevelAware");
-    EXPECT_STREQ(policy->CompatibilityName(), kSstfilterCompatibilityName);
+    EXPECT_STREQ(policy->CompatibilityName(), kRocksdbFamilyCompatibilityName);
     EXPECT_EQ(policy->GetId(), c.id);
     EXPECT_EQ(MustMake(policy->GetId())->GetId(), policy->GetId());
   }

@@ -85,7 +85,7 @@ TEST(RocksdbPolicy, EachIdCreatesItsPolicyWithCanonicalId) {
     if (policy == nullptr) continue;
     EXPECT_STREQ(policy->Name(), c.name);
     EXPECT_EQ(policy->GetId(), c.id);
-    EXPECT_STREQ(policy->CompatibilityName(), "sstfilter");
+    EXPECT_STREQ(policy->CompatibilityName(), "rocksdb.BuiltinBloomFilter");
     EXPECT_EQ(KindBuilt(*policy), c.kind);
     // The id is what OPTIONS files store: it must recreate the policy.
     EXPECT_EQ(MustMake(policy->GetId())->GetId(), policy->GetId());
@@ -173,6 +173,10 @@ TEST(RocksdbPolicy, BadValuesAreInvalidArgument) {
       "sstfilter.",  // an empty name (found by sstfilter_options_fuzzer)
       "sstfilter",
       "id=sstfilter.Cukoo:12;fingerprint_bits=16",
+      // The family is RocksDB's or the old one, nothing else.
+      "id=sstfilter.BlockedBloom:10;compatibility_name=",
+      "id=sstfilter.BlockedBloom:10;compatibility_name=rocksdb",
+      "id=sstfilter.LevelAware:10;compatibility_name=sstfilter.BlockedBloom",
   };
   for (const char* value : bad) {
     std::shared_ptr<const rdb::FilterPolicy> policy;
@@ -342,7 +346,9 @@ TEST(RocksdbPolicy, ExplicitFingerprintBitsOverrideAndRoundTrip) {
 
   // The serialized form (what an OPTIONS file holds) recreates it.
   const std::string serialized = policy->ToString(config);
-  EXPECT_EQ(serialized, "{id=sstfilter.Cuckoo:12;fingerprint_bits=16;}");
+  EXPECT_EQ(serialized,
+            "{id=sstfilter.Cuckoo:12;compatibility_name=rocksdb."
+            "BuiltinBloomFilter;fingerprint_bits=16;}");
   const auto again =
       MustMake(serialized.substr(1, serialized.size() - 2));  // no braces
   ASSERT_NE(again, nullptr);
@@ -456,15 +462,48 @@ TEST(RocksdbPolicy, HybridChoosesFilterByLevelLikeRibbon) {
   }
 }
 
-TEST(RocksdbPolicy, PoliciesShareOneCompatibilityFamilyApartFromBuiltins) {
-  const auto bloom = MustMake("sstfilter.BlockedBloom:10");
-  const auto cuckoo = MustMake("sstfilter.Cuckoo:12");
-  const auto hybrid = MustMake("sstfilter.Hybrid:10:1");
-  EXPECT_STREQ(bloom->CompatibilityName(), cuckoo->CompatibilityName());
-  EXPECT_STREQ(bloom->CompatibilityName(), hybrid->CompatibilityName());
-  std::shared_ptr<const rdb::FilterPolicy> builtin;
-  ASSERT_TRUE(MakePolicy("bloomfilter:10:false", &builtin).ok());
-  EXPECT_STRNE(bloom->CompatibilityName(), builtin->CompatibilityName());
+// One family with RocksDB's filters: every policy of ours has the
+// CompatibilityName of RocksDB's Bloom and Ribbon policies, so RocksDB
+// finds an SST's filter block whichever of them wrote it.
+TEST(RocksdbPolicy, PoliciesShareRocksDbsBuiltinFamily) {
+  std::shared_ptr<const rdb::FilterPolicy> bloom, ribbon;
+  ASSERT_TRUE(MakePolicy("bloomfilter:10:false", &bloom).ok());
+  ASSERT_TRUE(MakePolicy("ribbonfilter:10", &ribbon).ok());
+  ASSERT_STREQ(bloom->CompatibilityName(), ribbon->CompatibilityName());
+  for (const char* id : {"sstfilter.BlockedBloom:10", "sstfilter.Cuckoo:12",
+                         "sstfilter.Hybrid:10:1", "sstfilter.LevelAware:10"}) {
+    SCOPED_TRACE(id);
+    EXPECT_STREQ(MustMake(id)->CompatibilityName(), bloom->CompatibilityName());
+  }
+}
+
+// compatibility_name=sstfilter keeps the name of sstfilter 0.1 for DBs
+// whose SSTs were written under it, and round-trips through the serialized
+// options (what an OPTIONS file holds).
+TEST(RocksdbPolicy, OldFamilyNameIsAnOptionThatRoundTrips) {
+  const rdb::ConfigOptions config;
+  for (const char* id : {"sstfilter.BlockedBloom:10", "sstfilter.Cuckoo:12",
+                         "sstfilter.Hybrid:10:1", "sstfilter.LevelAware:10"}) {
+    SCOPED_TRACE(id);
+    const auto old_name =
+        MustMake(std::string("id=") + id + ";compatibility_name=sstfilter");
+    ASSERT_NE(old_name, nullptr);
+    EXPECT_STREQ(old_name->CompatibilityName(), "sstfilter");
+    const std::string serialized = old_name->ToString(config);
+    EXPECT_NE(serialized.find("compatibility_name=sstfilter;"),
+              std::string::npos)
+        << serialized;
+    const auto again = MustMake(serialized.substr(1, serialized.size() - 2));
+    ASSERT_NE(again, nullptr);
+    EXPECT_STREQ(again->CompatibilityName(), "sstfilter");
+    std::string mismatch;
+    EXPECT_TRUE(old_name->AreEquivalent(config, again.get(), &mismatch))
+        << mismatch;
+    // The default is RocksDB's family, and the two are not equivalent.
+    const auto default_name = MustMake(id);
+    EXPECT_FALSE(
+        default_name->AreEquivalent(config, old_name.get(), &mismatch));
+  }
 }
 
 }  // namespace

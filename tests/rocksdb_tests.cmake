@@ -12,6 +12,12 @@ sstfilter_add_test(rocksdb_filter_bits_test
   SOURCES rocksdb_filter_bits_test.cc rocksdb_filter_limits_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
+# RocksDB's own reader over every block of ours ("may match"), and ours
+# over RocksDB's (as RocksDB answers): one family.
+sstfilter_add_test(rocksdb_builtin_reader_test
+  SOURCES rocksdb_builtin_reader_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals
+  LABELS rocksdb)
 # The reader chosen per kind, layout and SIMD path, against the views.
 sstfilter_add_test(rocksdb_reader_paths_test
   SOURCES rocksdb_reader_paths_test.cc

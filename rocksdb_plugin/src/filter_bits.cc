@@ -15,8 +15,10 @@
 #include <utility>
 #include <vector>
 
+#include "builtin_format.h"
 #include "cache_charge.h"
 #include "rocksdb/env.h"
+#include "rocksdb/filter_policy.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/detail/blocked_bloom_probe.h"
@@ -433,9 +435,9 @@ class Builder : public BitsBuilder {
     };
     // optimize_filters_for_memory, except for filters of more than half
     // the largest block, which its rounding may not pass.
-    const bool fit_usable = config_.memory_balance != nullptr &&
-                            CalculateSpace(num_hashes) <=
-                                config_.max_filter_bytes / 2;
+    const bool fit_usable =
+        config_.memory_balance != nullptr &&
+        CalculateSpace(num_hashes) <= config_.max_filter_bytes / 2;
     std::unique_ptr<char[]> out;
     bool cuckoo_built = false;
     if (BuildsCuckoo(num_hashes)) {
@@ -526,10 +528,30 @@ BitsBuilder* NewBitsBuilder(const BuilderConfig& config) {
   return new Builder(config);
 }
 
-FilterBitsReader* NewBitsReader(const Slice& contents) {
+FilterBitsReader* NewBitsReader(const Slice& contents, ReaderFamily family) {
   FilterView view;
   if (!FilterView::Parse(ToView(contents), &view).ok()) {
-    return new AlwaysMayMatchReader();
+    FormatTag tag;
+    if (family == ReaderFamily::kSstfilterOnly ||
+        ReadTrailerTag(ToView(contents), &tag)) {
+      return new AlwaysMayMatchReader();
+    }
+    switch (ReadBuiltinFormat(ToView(contents)).kind) {
+      case BuiltinKind::kLegacyBloom:
+      case BuiltinKind::kFastLocalBloom:
+      case BuiltinKind::kRibbon128: {
+        // RocksDB's built-in policies all read through one dispatcher. The
+        // policy is made once and never freed (readers may outlive statics).
+        static const ROCKSDB_NAMESPACE::FilterPolicy* const builtin =
+            ROCKSDB_NAMESPACE::NewBloomFilterPolicy(10);
+        return builtin->GetFilterBitsReader(contents);
+      }
+      default:
+        // Empty, zero probes or malformed: a damaged block of ours (a
+        // truncated one loses its tag) may look like any of these, so
+        // "may match", where RocksDB would answer "no" to a short block.
+        return new AlwaysMayMatchReader();
+    }
   }
   if (const BlockedBloomView* bloom = view.blocked_bloom()) {
     return NewBlockedBloomReader(*bloom);

@@ -87,10 +87,24 @@ class BitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
 // added (RocksDB's parallel compression).
 BitsBuilder* NewBitsBuilder(const BuilderConfig& config);
 
-// Parses `contents` once. A filter of either kind gets a reader over it;
-// anything else (empty, truncated, corrupt, unknown kind or version) gets a
-// reader that answers "may match" for every key. Readers are immutable.
+// Which blocks a policy's reader meets: those of its CompatibilityName.
+enum class ReaderFamily {
+  // "rocksdb.BuiltinBloomFilter": RocksDB's built-in filters and ours.
+  kRocksdbBuiltin,
+  // The old name "sstfilter": only ours, format v1 included.
+  kSstfilterOnly,
+};
+
+// Parses `contents` once. A filter of ours (sstfilter/format.h) gets a
+// reader over it. In the built-in family, a well-formed legacy Bloom,
+// FastLocalBloom or Ribbon block (builtin_format.h) gets RocksDB's own
+// reader (that of a policy from NewBloomFilterPolicy, which reads every
+// built-in format from the block's metadata). Anything else (a block with
+// our trailer tag that does not parse, being damaged or of a later
+// version; a truncated block; in the sstfilter-only family anything that
+// does not parse) gets a reader that answers "may match" for every key, as
+// RocksDB's reader answers our blocks. Readers are immutable.
 ROCKSDB_NAMESPACE::FilterBitsReader* NewBitsReader(
-    const ROCKSDB_NAMESPACE::Slice& contents);
+    const ROCKSDB_NAMESPACE::Slice& contents, ReaderFamily family);
 
 }  // namespace sstfilter::rocksdb_plugin

@@ -417,15 +417,54 @@ void AddPolicy(ObjectLibrary& library, const char* name, PolicyMaker make) {
       });
 }
 
+// compatibility_name: RocksDB's built-in family (the default) or the old
+// "sstfilter".
+RocksStatus ParseCompatibilityName(const ConfigOptions& /*options*/,
+                                   const std::string& name,
+                                   const std::string& value, void* addr) {
+  if (value != kRocksdbFamilyCompatibilityName &&
+      value != kSstfilterCompatibilityName) {
+    return RocksStatus::InvalidArgument(
+        name + " must be " + kRocksdbFamilyCompatibilityName +
+        " (the default: one family with RocksDB's filters) or " +
+        kSstfilterCompatibilityName +
+        " (to keep reading SSTs written by sstfilter 0.1), not \"" + value +
+        "\"");
+  }
+  *static_cast<std::string*>(addr) = value;
+  return RocksStatus::OK();
+}
+
+const std::unordered_map<std::string, OptionTypeInfo>& FamilyOptionsInfo() {
+  static const std::unordered_map<std::string, OptionTypeInfo> info = {
+      {"compatibility_name",
+       OptionTypeInfo(0, ROCKSDB_NAMESPACE::OptionType::kString,
+                      ROCKSDB_NAMESPACE::OptionVerificationType::kNormal,
+                      ROCKSDB_NAMESPACE::OptionTypeFlags::kNone,
+                      ParseCompatibilityName)},
+  };
+  return info;
+}
+
 }  // namespace
 
 // What the policies in other files reuse (policy_ids.h).
+PolicyBase::PolicyBase()
+    : compatibility_name_(kRocksdbFamilyCompatibilityName) {
+  RegisterOptions("FamilyOptions", &compatibility_name_, &FamilyOptionsInfo());
+}
+
 const char* PolicyBase::CompatibilityName() const {
-  return kSstfilterCompatibilityName;
+  return compatibility_name_ == kSstfilterCompatibilityName
+             ? kSstfilterCompatibilityName
+             : kRocksdbFamilyCompatibilityName;
 }
 
 FilterBitsReader* PolicyBase::GetFilterBitsReader(const Slice& contents) const {
-  return NewBitsReader(contents);
+  return NewBitsReader(contents,
+                       compatibility_name_ == kSstfilterCompatibilityName
+                           ? ReaderFamily::kSstfilterOnly
+                           : ReaderFamily::kRocksdbBuiltin);
 }
 
 RocksStatus PolicyBase::ConfigureOptions(

@@ -22,8 +22,13 @@ namespace sstfilter::rocksdb_plugin {
 // OPTIONS file (BlockBasedTableFactory::ParseOption). Such a policy fails
 // PrepareOptions and ValidateOptions, so DB::Open refuses it as the options
 // string's reader would, instead of running it without the option.
+// The family: CompatibilityName() is RocksDB's built-in family name unless
+// the option compatibility_name keeps the name of sstfilter 0.1
+// ("sstfilter"), so that a DB whose SSTs were written under it keeps their
+// filters until it is compacted (README, "Switching a live DB").
 class PolicyBase : public ROCKSDB_NAMESPACE::FilterPolicy {
  public:
+  PolicyBase();
   const char* CompatibilityName() const override;
   ROCKSDB_NAMESPACE::FilterBitsReader* GetFilterBitsReader(
       const ROCKSDB_NAMESPACE::Slice& contents) const override;
@@ -45,6 +50,8 @@ class PolicyBase : public ROCKSDB_NAMESPACE::FilterPolicy {
 
  private:
   std::string refused_;  // why an option was refused, or ""
+  // The option compatibility_name: one of kFamilyNames.
+  std::string compatibility_name_;
 };
 
 // Parses a bits/key of a BlockedBloom-sized policy ("10", "9.9"; 1..100)

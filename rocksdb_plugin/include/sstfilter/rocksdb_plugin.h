@@ -58,10 +58,26 @@
 //
 // Each policy's GetId() is the canonical form of its id, so RocksDB writes
 // it to the DB's OPTIONS file and LoadLatestOptions recreates the same
-// policy. All four share CompatibilityName() "sstfilter": each reads both
-// formats, so a DB may switch between them and keep using the filters of
-// its existing SST files. A filter block that does not parse degrades to
-// "may match" for every key.
+// policy.
+//
+// One family with RocksDB's filters. All four policies' CompatibilityName()
+// is RocksDB's built-in one, "rocksdb.BuiltinBloomFilter" (that of
+// bloomfilter and ribbonfilter), so RocksDB finds an SST's filter block
+// whichever of these policies wrote it and whichever reads it. Their reader
+// reads sstfilter's formats by their tag and RocksDB's (legacy Bloom,
+// FastLocalBloom, Ribbon) with RocksDB's own reader; RocksDB's reader, and
+// a binary without the plugin, read sstfilter's blocks as "may match"
+// (sstfilter/format.h). So a live DB switches from bloomfilter or
+// ribbonfilter to any sstfilter policy, between them, and back, and every
+// SST keeps a working filter (README, "Switching a live DB"). A filter block
+// that does not parse degrades to "may match" for every key.
+//
+// Every policy takes the option compatibility_name: the default
+// "rocksdb.BuiltinBloomFilter", or "sstfilter", the name of sstfilter
+// 0.1, to keep the filters of SSTs written by it until the DB is
+// compacted, e.g.
+//   "filter_policy={id=sstfilter.BlockedBloom:10;compatibility_name=sstfilter}"
+// Under that name the policies read and write only sstfilter's blocks.
 #pragma once
 
 #include <string>
@@ -69,7 +85,11 @@
 #include "rocksdb/utilities/object_registry.h"
 
 // The CompatibilityName() of every sstfilter policy (the suffix of the
-// "fullfilter." / "partitionedfilter." meta block name in SST files).
+// "fullfilter." / "partitionedfilter." meta block name in SST files):
+// RocksDB's built-in family.
+inline constexpr char kRocksdbFamilyCompatibilityName[] =
+    "rocksdb.BuiltinBloomFilter";
+// The one of sstfilter 0.1, kept by the option compatibility_name.
 inline constexpr char kSstfilterCompatibilityName[] = "sstfilter";
 
 // Adds the four policy factories and one for any other "sstfilter." name
