@@ -3,9 +3,12 @@
 // reads of an absent-key Get as the files' FPRs add up and as RocksDB's
 // statistics measure them, for our policies and RocksDB's Bloom, and for a
 // DB that holds both after switches of policy; orphan SSTs listed and not
-// read; the DB directory left as it was.
+// read; the DB directory left as it was. After a switch of policy, the
+// files whose filter the configured policy does not read are unfiltered,
+// as RocksDB's statistics show.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -16,6 +19,7 @@
 
 #include "db_summary.h"
 #include "inspector.h"
+#include "output_format.h"
 #include "rocksdb_db_support.h"
 #include "tools_test_support.h"
 
@@ -221,14 +225,24 @@ INSTANTIATE_TEST_SUITE_P(Layouts, MixedDbSummaryTest, ::testing::Bool(),
                            return info.param ? "Partitioned" : "Full";
                          });
 
+// What WhyUnfiltered says of a switch: sstfilter 0.1's name (kept by
+// kOldName) against the default one, and our blocks under RocksDB's policy.
+constexpr char kOldName[] =
+    "id=sstfilter.BlockedBloom:10;compatibility_name=sstfilter";
+constexpr char kUnderOldName[] =
+    "under \"sstfilter\", not the policy's \"rocksdb.BuiltinBloomFilter\"";
+constexpr char kUnderNewName[] =
+    "under \"rocksdb.BuiltinBloomFilter\", not the policy's \"sstfilter\"";
+constexpr char kRocksdbsReader[] =
+    "RocksDB's reader takes sstfilter's blocks as may-match";
+
 // A DB that sstfilter 0.1 began (its blocks under the family name
 // "sstfilter") and this version continued: both names' blocks are read and
-// summed up.
+// summed up, and the old ones are unfiltered under the new name.
 TEST(DbSummaryFamilies, BlocksUnderTheOldFamilyNameAreSummedUp) {
   TempDir dir;
   const std::vector<std::pair<std::string, int>> steps = {
-      {"id=sstfilter.BlockedBloom:10;compatibility_name=sstfilter", 1},
-      {"sstfilter.BlockedBloom:10", 0}};
+      {kOldName, 1}, {"sstfilter.BlockedBloom:10", 0}};
   for (const auto& [policy, level] : steps) {
     DbConfig config;
     config.policy = policy;
@@ -260,7 +274,175 @@ TEST(DbSummaryFamilies, BlocksUnderTheOldFamilyNameAreSummedUp) {
     EXPECT_GT(levels[i].figures.fpr, 0.003);
     EXPECT_LT(levels[i].figures.fpr, 0.015);
   }
+  EXPECT_EQ(levels[0].unfiltered, std::vector<std::string>{""});
+  EXPECT_EQ(levels[1].unfiltered, std::vector<std::string>{kUnderOldName});
 }
+
+// A switch of policy that leaves old files unfiltered: the DB is filled
+// over L0..L3 with `fill`, reopened with `reopen` to flush one more L0 file.
+struct SwitchCase {
+  const char* name;
+  const char* fill;
+  const char* reopen;  // "" = no filter policy
+  bool partitioned;
+  const char* new_kind;  // of the file flushed after the switch
+  // Why `reopen` reads no filter of the files of `fill` (and, for no
+  // policy, of the new one).
+  const char* unfiltered;
+  const char* new_unfiltered;
+};
+
+void PrintTo(const SwitchCase& c, std::ostream* os) {
+  *os << c.fill << " -> " << (*c.reopen ? c.reopen : "none")
+      << (c.partitioned ? ", partitioned" : "");
+}
+
+class SwitchedPolicySummaryTest : public ::testing::TestWithParam<SwitchCase> {
+};
+
+// The summary counts each file with the FPR RocksDB meets there under the
+// policy of the OPTIONS file (1 where it reads no filter), names the
+// unfiltered files and why, and its expected reads per absent Get are the
+// data-block reads RocksDB measures; the files' own figures stay.
+TEST_P(SwitchedPolicySummaryTest, FilesThePolicyDoesNotReadCountAsUnfiltered) {
+  const SwitchCase& c = GetParam();
+  TempDir dir;
+  {
+    DbConfig config;
+    config.policy = c.fill;
+    config.partitioned = c.partitioned;
+    auto db = Open(MakeOptions(config), dir.path());
+    ASSERT_NE(db, nullptr);
+    BuildLeveledDb(db.get(), kKeys, kFileBytes);
+    ASSERT_TRUE(db->Close().ok());
+  }
+  DbConfig config;
+  config.policy = c.reopen;
+  config.partitioned = c.partitioned;
+  const rdb::Options options = MakeOptions(config);
+  auto db = Open(options, dir.path());
+  ASSERT_NE(db, nullptr);
+  const std::vector<std::string> old_l0 = FilesAtLevel(db.get(), 0);
+  Put(db.get(), Range(kKeys, kL0Keys));
+  Flush(db.get());
+  std::vector<std::string> new_files;
+  for (const std::string& file : FilesAtLevel(db.get(), 0)) {
+    if (std::find(old_l0.begin(), old_l0.end(), file) == old_l0.end()) {
+      new_files.push_back(file);
+    }
+  }
+  TakeStats(*options.statistics);
+  GetAll(db.get(), Range(kKeys + kL0Keys, kAbsent));
+  const FilterStats absent = TakeStats(*options.statistics);
+  ASSERT_TRUE(db->Close().ok());
+  db.reset();
+
+  const DbSummary summary = inspect::SummarizeDb(dir.path());
+  ASSERT_TRUE(summary.status.ok()) << summary.status.ToString();
+  EXPECT_EQ(summary.errors, 0u);
+  ASSERT_EQ(summary.column_families.size(), 1u);
+  const inspect::ColumnFamilySummary& family = summary.column_families[0];
+  EXPECT_TRUE(family.policy.known);
+  EXPECT_EQ(family.policy.sstfilter,
+            std::string(c.reopen).find("sstfilter.") != std::string::npos);
+  ASSERT_EQ(family.levels.size(), 4u);
+  ASSERT_EQ(family.levels[0].files.size(), 2u);  // the new file first
+
+  // Each file's reads: its filter's FPR where the policy reads it, else 1.
+  double expected_reads = 0;
+  // The filters an absent Get finds: on every L0 file, one a level below.
+  double filters_found = 0;
+  for (const LevelSummary& level : family.levels) {
+    SCOPED_TRACE("L" + std::to_string(level.level));
+    ASSERT_EQ(level.unfiltered.size(), level.files.size());
+    double reads = 0;
+    for (size_t f = 0; f < level.files.size(); ++f) {
+      const FileReport& file = level.files[f];
+      const bool is_new = level.level == 0 && f == 0 && new_files.size() == 1 &&
+                          fs::equivalent(file.path, new_files[0]);
+      EXPECT_EQ(is_new, level.level == 0 && f == 0);
+      EXPECT_EQ(inspect::KindName(file),
+                is_new ? c.new_kind
+                       : (std::string(c.fill).find("bloomfilter") == 0
+                              ? "FastLocalBloom"
+                              : "BlockedBloom"));
+      EXPECT_EQ(level.unfiltered[f], is_new ? c.new_unfiltered : c.unfiltered);
+      const double fpr = level.unfiltered[f].empty() ? file.fpr : 1.0;
+      const double share = level.level == 0
+                               ? 1.0
+                               : static_cast<double>(file.keys) /
+                                     static_cast<double>(level.figures.keys);
+      reads += fpr * share;
+      const bool found =
+          level.unfiltered[f].empty() || level.unfiltered[f] == kRocksdbsReader;
+      filters_found += found ? share : 0;
+    }
+    EXPECT_NEAR(level.figures.reads_per_get, reads, 1e-9);
+    expected_reads += reads;
+    // The blocks' own figures are those of a working filter.
+    if (level.level > 0 || *c.new_unfiltered == '\0') {
+      EXPECT_LT(level.figures.fpr, 0.1);
+    }
+  }
+  EXPECT_NEAR(family.expected_reads, expected_reads, 1e-9);
+
+  // RocksDB reads a data block at every unfiltered file an absent Get
+  // meets (one per level below L0, or none where the key falls between two
+  // files) and at its filters' false positives.
+  const double measured =
+      static_cast<double>(absent.data_blocks) / static_cast<double>(kAbsent);
+  std::printf(
+      "[ %s -> %s ] expected reads per absent Get %.5f, measured %.5f; "
+      "filters consulted %.3f\n",
+      c.fill, *c.reopen ? c.reopen : "none", family.expected_reads, measured,
+      static_cast<double>(absent.consulted()) / static_cast<double>(kAbsent));
+  EXPECT_EQ(absent.true_positive, 0u);
+  EXPECT_NEAR(measured, family.expected_reads, 0.1 * family.expected_reads);
+  // RocksDB consults the filters the policy finds: under its own reader
+  // ours too, each answering "may match".
+  EXPECT_NEAR(
+      static_cast<double>(absent.consulted()) / static_cast<double>(kAbsent),
+      filters_found, 0.05 * filters_found + 0.01);
+
+  // Both outputs say which and why.
+  const std::string text = inspect::FormatDbText(summary);
+  const std::string json = inspect::FormatDbJson(summary);
+  for (const char* why : {c.unfiltered, c.new_unfiltered}) {
+    if (*why == '\0') continue;
+    EXPECT_NE(text.find(std::string("  unfiltered: ") + why), std::string::npos)
+        << text;
+    EXPECT_NE(json.find("\"unfiltered\": " + inspect::JsonString(why)),
+              std::string::npos)
+        << json;
+  }
+  EXPECT_NE(text.find("  filter policy "), std::string::npos) << text;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Switches, SwitchedPolicySummaryTest,
+    ::testing::Values(
+        // Upgrading from sstfilter 0.1 with the default name.
+        SwitchCase{"OldNameToDefault", kOldName, "sstfilter.BlockedBloom:10",
+                   false, "BlockedBloom", kUnderOldName, ""},
+        SwitchCase{"OldNameToDefaultPartitioned", kOldName,
+                   "sstfilter.BlockedBloom:10", true, "BlockedBloom",
+                   kUnderOldName, ""},
+        // Keeping the old name over blocks of the new one.
+        SwitchCase{"DefaultToOldName", "sstfilter.BlockedBloom:10", kOldName,
+                   false, "BlockedBloom", kUnderNewName, ""},
+        // Rolling back to RocksDB's own policy.
+        SwitchCase{"OursToBloomfilter", "sstfilter.BlockedBloom:10",
+                   "bloomfilter:10", false, "FastLocalBloom", kRocksdbsReader,
+                   ""},
+        SwitchCase{"OursToBloomfilterPartitioned", "sstfilter.BlockedBloom:10",
+                   "bloomfilter:10", true, "FastLocalBloom", kRocksdbsReader,
+                   ""},
+        // No policy at all.
+        SwitchCase{"BloomfilterToNone", "bloomfilter:10", "", false, "",
+                   "no filter policy configured", "no filter block"}),
+    [](const ::testing::TestParamInfo<SwitchCase>& info) {
+      return std::string(info.param.name);
+    });
 
 // A small DB: one flushed L0 file.
 std::string SmallDb(const std::string& dir) {
@@ -382,7 +564,13 @@ TEST(DbSummaryErrors, ManifestIsReadWithoutAnOptionsFile) {
   const DbSummary summary = inspect::SummarizeDb(dir.path());
   ASSERT_TRUE(summary.status.ok()) << summary.status.ToString();
   ASSERT_EQ(summary.column_families.size(), 1u);
-  EXPECT_EQ(summary.column_families[0].keys, 1000u);
+  const inspect::ColumnFamilySummary& family = summary.column_families[0];
+  EXPECT_EQ(family.keys, 1000u);
+  // Which policy reads the DB is then unknown: its filter counts as read.
+  EXPECT_FALSE(family.policy.known);
+  ASSERT_EQ(family.levels.size(), 1u);
+  EXPECT_EQ(family.levels[0].unfiltered, std::vector<std::string>{""});
+  EXPECT_LT(family.expected_reads, 0.1);
 }
 
 TEST(DbSummaryErrors, DirectoryWithoutCurrentIsNotADb) {

@@ -6,7 +6,9 @@
 //
 // prints the per-level filter summary of `sstfilter-inspect --db DIR`
 // (db_summary.h): RocksDB's filters and ours, level by level, with their
-// bits/key, FPRs and the expected reads of an absent-key Get. It reaches
+// bits/key, FPRs and the expected reads of an absent-key Get under the
+// filter policy of the DB's OPTIONS file (which may leave files of another
+// family name, or ours under RocksDB's own policy, unfiltered). It reaches
 // ldb's parser through its command selector (LDBCommand::InitFromCmdLineArgs
 // in rocksdb/utilities/ldb_cmd.h); every other command is ldb's own.
 #include <cstdio>

@@ -6,13 +6,16 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
 #include "output_format.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
+#include "rocksdb/filter_policy.h"
 #include "rocksdb/metadata.h"
+#include "rocksdb/table.h"
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb/utilities/options_util.h"
 #include "rocksdb_compat.h"
@@ -33,17 +36,17 @@ Status ManifestError(const rdb::Status& s) {
 }
 
 // The DB's options from its newest OPTIONS file, read with our policies
-// registered (in a private registry); else the MANIFEST's column families
-// with default options.
+// registered (in a private registry); else (`*from_file` false) the
+// MANIFEST's column families with default options.
 rdb::Status LoadOptions(const std::string& dir, rdb::DBOptions* db_options,
-                        std::vector<rdb::ColumnFamilyDescriptor>* families) {
+                        std::vector<rdb::ColumnFamilyDescriptor>* families,
+                        bool* from_file) {
   rdb::ConfigOptions config;
   config.ignore_unknown_options = true;  // e.g. written by a newer RocksDB
   config.registry = rdb::ObjectRegistry::NewInstance();
   config.registry->AddLibrary("sstfilter", RegisterSstfilterPolicies, "");
-  if (rdb::LoadLatestOptions(config, dir, db_options, families).ok()) {
-    return rdb::Status::OK();
-  }
+  *from_file = rdb::LoadLatestOptions(config, dir, db_options, families).ok();
+  if (*from_file) return rdb::Status::OK();
   *db_options = rdb::DBOptions();
   families->clear();
   std::vector<std::string> names;
@@ -54,40 +57,71 @@ rdb::Status LoadOptions(const std::string& dir, rdb::DBOptions* db_options,
   return s;
 }
 
-// The FPR an absent Get meets at this table: its filter's, or 1 without a
-// filter (the Get reads a data block).
-double FprSeenByGets(const FileReport& file) {
+// The filter policy of a column family's options read from an OPTIONS file.
+ConfiguredPolicy PolicyOf(const rdb::ColumnFamilyOptions& options) {
+  ConfiguredPolicy policy;
+  policy.known = true;
+  const auto* table =
+      options.table_factory == nullptr
+          ? nullptr
+          : options.table_factory->GetOptions<rdb::BlockBasedTableOptions>();
+  if (table != nullptr && table->filter_policy != nullptr) {
+    const rdb::FilterPolicy& filter_policy = *table->filter_policy;
+    policy.id = filter_policy.GetId();
+    policy.compatibility_name = filter_policy.CompatibilityName();
+    policy.sstfilter =
+        std::string_view(filter_policy.Name()).rfind("sstfilter.", 0) == 0;
+  }
+  return policy;
+}
+
+// The FPR of the table's filter, or 1 without a filter (the Get reads a
+// data block).
+double FilterFpr(const FileReport& file) {
   return file.table.filter_layout == sst::FilterLayout::kNone ? 1.0 : file.fpr;
 }
+
+// A readable file and the FPR an absent Get meets at it under the
+// configured policy: FilterFpr, or 1 where the policy reads no filter.
+struct FileFpr {
+  const FileReport* file;
+  double seen_by_gets;
+};
 
 double BitsPerKey(uint64_t bytes, uint64_t keys) {
   return keys > 0 ? 8.0 * static_cast<double>(bytes) / static_cast<double>(keys)
                   : 0;
 }
 
-// The FPR sums behind a FilesSummary.
+// Sums of FPRs over files.
 struct FprSums {
   double plain = 0;
   double key_weighted = 0;
+  void Add(double fpr, uint64_t keys) {
+    plain += fpr;
+    key_weighted += fpr * static_cast<double>(keys);
+  }
 };
 
-// The figures of `files` (the readable ones), and their FPR sums.
-FilesSummary SummarizeFiles(const std::vector<const FileReport*>& files,
-                            FprSums* sums) {
+// The figures of `files` (the readable ones), and the sums of the FPRs
+// Gets meet at them.
+FilesSummary SummarizeFiles(const std::vector<FileFpr>& files,
+                            FprSums* seen_by_gets) {
   FilesSummary summary;
-  for (const FileReport* file : files) {
-    const double fpr = FprSeenByGets(*file);
+  FprSums filter;
+  for (const FileFpr& entry : files) {
+    const FileReport& file = *entry.file;
     ++summary.num_files;
-    sums->plain += fpr;
-    sums->key_weighted += fpr * static_cast<double>(file->keys);
-    summary.keys += file->keys;
-    summary.filter_bytes += file->filter_bytes;
+    filter.Add(FilterFpr(file), file.keys);
+    seen_by_gets->Add(entry.seen_by_gets, file.keys);
+    summary.keys += file.keys;
+    summary.filter_bytes += file.filter_bytes;
   }
   summary.bits_per_key = BitsPerKey(summary.filter_bytes, summary.keys);
   if (summary.keys > 0) {
-    summary.fpr = sums->key_weighted / static_cast<double>(summary.keys);
+    summary.fpr = filter.key_weighted / static_cast<double>(summary.keys);
   } else if (summary.num_files > 0) {
-    summary.fpr = sums->plain / static_cast<double>(summary.num_files);
+    summary.fpr = filter.plain / static_cast<double>(summary.num_files);
   }
   return summary;
 }
@@ -105,26 +139,37 @@ double ReadsPerGet(int level, const FprSums& sums,
              : 0;
 }
 
-LevelSummary SummarizeLevel(int level, std::vector<FileReport> files) {
+LevelSummary SummarizeLevel(int level, std::vector<FileReport> files,
+                            const ConfiguredPolicy& policy) {
   LevelSummary summary;
   summary.level = level;
   summary.files = std::move(files);
-  std::vector<const FileReport*> readable;
-  std::map<std::string, std::vector<const FileReport*>> by_kind;
+  std::vector<FileFpr> readable;
+  // By kind, then by why the policy reads no filter of them ("" first).
+  std::map<std::pair<std::string, std::string>, std::vector<FileFpr>> by_kind;
+  std::set<std::string> kinds;
   for (const FileReport& file : summary.files) {
+    summary.unfiltered.push_back(file.status.ok() ? WhyUnfiltered(file, policy)
+                                                  : "");
     if (!file.status.ok()) continue;
-    readable.push_back(&file);
+    const std::string& why = summary.unfiltered.back();
+    const FileFpr entry{&file, why.empty() ? FilterFpr(file) : 1.0};
+    readable.push_back(entry);
     const std::string kind = KindName(file);
-    by_kind[kind.empty() ? "none" : kind].push_back(&file);
+    kinds.insert(kind.empty() ? "none" : kind);
+    by_kind[{kind.empty() ? "none" : kind, why}].push_back(entry);
+  }
+  for (const std::string& kind : kinds) {
+    summary.kinds += (summary.kinds.empty() ? "" : "+") + kind;
   }
   FprSums sums;
   summary.figures = SummarizeFiles(readable, &sums);
   summary.figures.reads_per_get = ReadsPerGet(level, sums, summary.figures);
-  for (const auto& [kind, kind_files] : by_kind) {
-    summary.kinds += (summary.kinds.empty() ? "" : "+") + kind;
+  for (const auto& [kind_and_why, kind_files] : by_kind) {
     FprSums kind_sums;
     KindSummary& added = summary.by_kind.emplace_back();
-    added.kind = kind;
+    added.kind = kind_and_why.first;
+    added.unfiltered = kind_and_why.second;
     added.figures = SummarizeFiles(kind_files, &kind_sums);
     added.figures.reads_per_get =
         ReadsPerGet(level, kind_sums, summary.figures);
@@ -153,6 +198,33 @@ std::string Row(const std::string& label, const std::string& files,
 
 std::string Reads(double reads) { return Printf("%.6f", reads); }
 
+// The filter column: the kinds, and why the policy reads no filter of them.
+std::string FilterLabel(const std::string& kinds, const std::string& why) {
+  return why.empty() ? kinds : kinds + "  unfiltered: " + why;
+}
+
+// The line under a column family's table that names its policy.
+std::string PolicyLine(const ConfiguredPolicy& policy) {
+  if (!policy.known) {
+    return "  filter policy unknown (no readable OPTIONS file): every filter "
+           "counted as read\n";
+  }
+  if (policy.id.empty()) return "  filter policy none: no filter is read\n";
+  return "  filter policy " + policy.id + ": reads blocks under \"" +
+         policy.compatibility_name + "\"" +
+         (policy.sstfilter ? "" : ", sstfilter's as may-match") + "\n";
+}
+
+std::string JsonPolicy(const ConfiguredPolicy& policy) {
+  return std::string("{\"known\": ") + (policy.known ? "true" : "false") +
+         ", \"id\": " + JsonString(policy.id) +
+         ", \"compatibility_name\": " + JsonString(policy.compatibility_name) +
+         ", \"sstfilter\": " + (policy.sstfilter ? "true" : "false") + "}";
+}
+
+std::string JsonUnfiltered(const std::string& why) {
+  return ", \"unfiltered\": " + (why.empty() ? "null" : JsonString(why));
+}
 // The figures after a JSON object's num_files, with their leading comma.
 std::string JsonFigures(const FilesSummary& figures) {
   return Printf(", \"keys\": %" PRIu64 ", \"filter_bytes\": %" PRIu64,
@@ -176,8 +248,13 @@ Status ListLiveFiles(const std::string& dir, std::vector<LiveFile>* files) {
   }
   rdb::DBOptions db_options;
   std::vector<rdb::ColumnFamilyDescriptor> families;
-  rdb::Status s = LoadOptions(dir, &db_options, &families);
+  bool from_file = false;
+  rdb::Status s = LoadOptions(dir, &db_options, &families, &from_file);
   if (!s.ok()) return ManifestError(s);
+  std::map<std::string, ConfiguredPolicy> policies;
+  for (const rdb::ColumnFamilyDescriptor& family : families) {
+    if (from_file) policies[family.name] = PolicyOf(family.options);
+  }
   // Only the MANIFEST is wanted: open as few tables as RocksDB allows
   // (max_open_files at its minimum preloads a few), read none of their
   // statistics, and skip damaged WAL records. Without paranoid checks a
@@ -200,7 +277,8 @@ Status ListLiveFiles(const std::string& dir, std::vector<LiveFile>* files) {
       for (const rdb::SstFileMetaData& file : level.files) {
         files->push_back(
             {meta.name, level.level,
-             (fs::path(file.directory) / file.relative_filename).string()});
+             (fs::path(file.directory) / file.relative_filename).string(),
+             policies[meta.name]});
       }
     }
     db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
@@ -233,6 +311,28 @@ std::vector<OrphanFile> FindOrphans(const std::string& dir,
   return orphans;
 }
 
+std::string WhyUnfiltered(const FileReport& file,
+                          const ConfiguredPolicy& policy) {
+  const sst::Table& table = file.table;
+  if (table.filter_layout == sst::FilterLayout::kNone) return "no filter block";
+  if (!policy.known) return "";
+  if (policy.id.empty()) return "no filter policy configured";
+  if (table.compatibility_name != policy.compatibility_name) {
+    return "under \"" + table.compatibility_name + "\", not the policy's \"" +
+           policy.compatibility_name + "\"";
+  }
+  // RocksDB's reader takes our blocks for zero-probe Blooms
+  // (sstfilter/format.h); the builder of a file writes all its blocks alike.
+  const bool ours = std::any_of(file.blocks.begin(), file.blocks.end(),
+                                [](const sst::FilterBlockInfo& block) {
+                                  return block.family == "sstfilter";
+                                });
+  if (ours && !policy.sstfilter) {
+    return "RocksDB's reader takes sstfilter's blocks as may-match";
+  }
+  return "";
+}
+
 DbSummary SummarizeDb(const std::string& dir) {
   DbSummary summary;
   summary.path = dir;
@@ -243,9 +343,11 @@ DbSummary SummarizeDb(const std::string& dir) {
   // Column families in the order listed, each's levels top down.
   std::vector<std::string> names;
   std::map<std::string, std::map<int, std::vector<FileReport>>> by_level;
+  std::map<std::string, ConfiguredPolicy> policies;
   for (const LiveFile& file : live) {
     if (by_level.count(file.column_family) == 0) {
       names.push_back(file.column_family);
+      policies[file.column_family] = file.policy;
     }
     FileReport report = InspectFile(file.path, {});
     summary.errors += !report.status.ok();
@@ -254,9 +356,11 @@ DbSummary SummarizeDb(const std::string& dir) {
   for (const std::string& name : names) {
     ColumnFamilySummary family;
     family.name = name;
+    family.policy = policies[name];
     for (auto& [level, files] : by_level[name]) {
       family.num_files += files.size();
-      family.levels.push_back(SummarizeLevel(level, std::move(files)));
+      family.levels.push_back(
+          SummarizeLevel(level, std::move(files), family.policy));
       const LevelSummary& added = family.levels.back();
       family.keys += added.figures.keys;
       family.filter_bytes += added.figures.filter_bytes;
@@ -283,26 +387,34 @@ std::string FormatDbText(const DbSummary& summary) {
            "\n";
     for (const LevelSummary& level : family.levels) {
       const FilesSummary& figures = level.figures;
-      out += Row(
-          "L" + std::to_string(level.level), std::to_string(level.files.size()),
-          figures.keys, figures.filter_bytes, figures.bits_per_key,
-          Percent(figures.fpr), Reads(figures.reads_per_get), level.kinds);
-      // A row per L0 file; below, a row per kind where kinds mix.
+      const bool one_part = level.by_kind.size() == 1;
+      out += Row("L" + std::to_string(level.level),
+                 std::to_string(level.files.size()), figures.keys,
+                 figures.filter_bytes, figures.bits_per_key,
+                 Percent(figures.fpr), Reads(figures.reads_per_get),
+                 FilterLabel(level.kinds,
+                             one_part ? level.by_kind[0].unfiltered : ""));
+      // A row per L0 file; below, a row per kind where kinds, or what the
+      // policy reads, mix.
       if (level.level == 0) {
-        for (const FileReport& file : level.files) {
+        for (size_t i = 0; i < level.files.size(); ++i) {
+          const FileReport& file = level.files[i];
           if (!file.status.ok()) continue;
           const std::string kind = KindName(file);
+          const std::string& why = level.unfiltered[i];
           out +=
               Row("  " + FileName(file.path), "", file.keys, file.filter_bytes,
-                  file.bits_per_key, Percent(FprSeenByGets(file)),
-                  Reads(FprSeenByGets(file)), kind.empty() ? "none" : kind);
+                  file.bits_per_key, Percent(FilterFpr(file)),
+                  Reads(why.empty() ? FilterFpr(file) : 1.0),
+                  FilterLabel(kind.empty() ? "none" : kind, why));
         }
-      } else if (level.by_kind.size() > 1) {
+      } else if (!one_part) {
         for (const KindSummary& kind : level.by_kind) {
           const FilesSummary& part = kind.figures;
           out += Row("", std::to_string(part.num_files), part.keys,
                      part.filter_bytes, part.bits_per_key, Percent(part.fpr),
-                     Reads(part.reads_per_get), kind.kind);
+                     Reads(part.reads_per_get),
+                     FilterLabel(kind.kind, kind.unfiltered));
         }
       }
     }
@@ -310,7 +422,8 @@ std::string FormatDbText(const DbSummary& summary) {
                family.filter_bytes, family.bits_per_key, "",
                Reads(family.expected_reads), "");
     out += "  expected data-block reads per absent Get: " +
-           Reads(family.expected_reads) + " (sum of reads/Get)\n";
+           Reads(family.expected_reads) + " (sum of reads/Get)\n" +
+           PolicyLine(family.policy);
   }
   if (summary.errors > 0) {
     out += Printf("  %zu live SST files could not be read and are left out\n",
@@ -336,7 +449,7 @@ std::string FormatDbJson(const DbSummary& summary) {
                family.num_files, family.keys, family.filter_bytes) +
         ", \"bits_per_key\": " + JsonNumber(family.bits_per_key) +
         ", \"expected_reads_per_get\": " + JsonNumber(family.expected_reads) +
-        ", \"levels\": [";
+        ", \"filter_policy\": " + JsonPolicy(family.policy) + ", \"levels\": [";
     for (size_t l = 0; l < family.levels.size(); ++l) {
       const LevelSummary& level = family.levels[l];
       out += (l ? ", " : "") +
@@ -347,13 +460,17 @@ std::string FormatDbJson(const DbSummary& summary) {
       for (size_t k = 0; k < level.by_kind.size(); ++k) {
         const KindSummary& kind = level.by_kind[k];
         out += (k ? ", " : "") + std::string("{\"kind\": ") +
-               JsonString(kind.kind) +
+               JsonString(kind.kind) + JsonUnfiltered(kind.unfiltered) +
                Printf(", \"num_files\": %zu", kind.figures.num_files) +
                JsonFigures(kind.figures) + "}";
       }
       out += "], \"files\": [";
       for (size_t i = 0; i < level.files.size(); ++i) {
-        out += (i ? ", " : "") + FormatJson(level.files[i], PrintOptions());
+        // The file's own object, closed after what the policy makes of it.
+        std::string file = FormatJson(level.files[i], PrintOptions());
+        file.pop_back();
+        out +=
+            (i ? ", " : "") + file + JsonUnfiltered(level.unfiltered[i]) + "}";
       }
       out += "]}";
     }

@@ -10,6 +10,13 @@
 // mean FPR of the level's files weighted by their keys. This assumes that
 // the key falls inside every file's key range, as keys spread over the
 // whole key space do; a key outside a file's range skips its filter.
+//
+// A file's FPR there is the one RocksDB meets with the filter policy the
+// DB's OPTIONS file configures, which need not be the one that wrote the
+// file: RocksDB finds a filter block only under the CompatibilityName of
+// the policy configured now (BlockBasedTable::PrefetchIndexAndFilterBlocks),
+// and RocksDB's own reader reads sstfilter's blocks as "may match". A file
+// whose filter is not read counts as FPR 1 (WhyUnfiltered).
 #pragma once
 
 #include <cstdint>
@@ -21,11 +28,21 @@
 
 namespace sstfilter::inspect {
 
+// The filter policy a column family's options configure, as RocksDB reads
+// tables with it.
+struct ConfiguredPolicy {
+  bool known = false;              // false: no readable OPTIONS file told it
+  std::string id;                  // FilterPolicy::GetId(), "" for no policy
+  std::string compatibility_name;  // "" for no policy
+  bool sstfilter = false;          // one of ours ("sstfilter." Name())
+};
+
 // A table file the MANIFEST lists.
 struct LiveFile {
   std::string column_family;
   int level = 0;
   std::string path;
+  ConfiguredPolicy policy;  // its column family's
 };
 
 // An *.sst file in the DB directory that the MANIFEST does not list: left by
@@ -50,6 +67,13 @@ Status ListLiveFiles(const std::string& dir, std::vector<LiveFile>* files);
 std::vector<OrphanFile> FindOrphans(const std::string& dir,
                                     const std::vector<LiveFile>& live);
 
+// Why RocksDB, reading with `policy`, filters no absent Get at `file`: "no
+// filter block", "no filter policy configured", a block name other than
+// the policy's, or sstfilter's blocks before RocksDB's own reader. "" if it
+// reads the file's filter (or, `policy` unknown, may).
+std::string WhyUnfiltered(const FileReport& file,
+                          const ConfiguredPolicy& policy);
+
 // The figures of some of a level's files: all of them, or those of one
 // filter kind.
 struct FilesSummary {
@@ -57,21 +81,26 @@ struct FilesSummary {
   uint64_t keys = 0;     // sum of the files' FileReport::keys
   uint64_t filter_bytes = 0;
   double bits_per_key = 0;  // 0 when keys is 0
-  // The key-weighted mean of the files' FPRs (a plain mean if no file knows
-  // its keys). A file without a filter counts as FPR 1: every Get that
-  // reaches it reads a data block. Files that could not be read count not.
+  // The key-weighted mean of the files' FPRs as their filters hold them (a
+  // plain mean if no file knows its keys). A file without a filter counts
+  // as FPR 1: every Get that reaches it reads a data block. Files that
+  // could not be read count not.
   double fpr = 0;
-  // What these files add to an absent Get's data-block reads: on L0 the
-  // sum of their FPRs; below, their share of the level's `fpr` (a Get
-  // meets one file of the level, of these with their share of its keys).
+  // What these files add to an absent Get's data-block reads, with the FPR
+  // each has under the configured policy (1 where it is unfiltered): on L0
+  // the sum of those; below, their share of the level's key-weighted mean
+  // (a Get meets one file of the level, of these with their share of its
+  // keys).
   double reads_per_get = 0;
 };
 
-// The files of one filter kind on a level.
+// The files of one filter kind on a level that the configured policy reads
+// alike.
 struct KindSummary {
   // KindName of the files ("BlockedBloom", "FastLocalBloom", ...), "none"
   // for files without a filter.
   std::string kind;
+  std::string unfiltered;  // WhyUnfiltered of the files, "" if read
   FilesSummary figures;
 };
 
@@ -79,18 +108,23 @@ struct KindSummary {
 struct LevelSummary {
   int level = 0;
   std::vector<FileReport> files;  // in the order of ListLiveFiles
-  FilesSummary figures;           // of all its readable files
+  // WhyUnfiltered of each of `files`, in the same order ("" for one that
+  // could not be read).
+  std::vector<std::string> unfiltered;
+  FilesSummary figures;  // of all its readable files
   // The files' filter kinds joined by "+", in name order ("BlockedBloom",
   // "BlockedBloom+FastLocalBloom"); "none" for a file without a filter.
   std::string kinds;
-  // Each kind's files, in the same order: after a switch of policy a level
-  // holds RocksDB's filters beside ours until compaction rewrites it. Their
+  // Each kind's files, in name order, those the configured policy reads
+  // before those it does not: after a switch of policy a level holds
+  // RocksDB's filters beside ours until compaction rewrites it. Their
   // reads_per_get add up to the level's.
   std::vector<KindSummary> by_kind;
 };
 
 struct ColumnFamilySummary {
   std::string name;
+  ConfiguredPolicy policy;
   std::vector<LevelSummary> levels;  // populated levels, top down
   size_t num_files = 0;
   uint64_t keys = 0;
@@ -114,8 +148,9 @@ struct DbSummary {
 DbSummary SummarizeDb(const std::string& dir);
 
 // A table per column family: a row per level, per L0 file and, on a level of
-// several filter kinds, per kind; the totals, the expected reads; then the
-// orphans. Or one "path: error" line.
+// several filter kinds or unfiltered files, per kind; the totals, the
+// expected reads, the configured policy; then the orphans. Or one "path:
+// error" line.
 std::string FormatDbText(const DbSummary& summary);
 // One JSON object (no trailing newline); each file as FormatJson gives it.
 std::string FormatDbJson(const DbSummary& summary);
