@@ -11,10 +11,9 @@
 // 2007) lose FPR against a standard Bloom filter.
 //
 // From the key's 64-bit hash h (sstfilter/hash.h):
-//   line 1   = FastRange64(h, num_lines)             probes from low32(h)
-//   line 2   = FastRange64(Remix64(h), num_lines)    probes from
-//   low32(Remix64(h)) probe i  = bit (g * kProbeMultiplier[i]) >> 23 of the
-//   line, i.e. the top
+//   line 1   = FastRange64(h, num_lines),           g = low32(h)
+//   line 2   = FastRange64(Remix64(h), num_lines),  g = low32(Remix64(h))
+//   probe i  = bit (g * kProbeMultiplier[i]) >> 23 of the line, i.e. the top
 //              9 bits of a 32-bit multiplicative hash of the line's g.
 // Any line count works, not only powers of two.
 //
