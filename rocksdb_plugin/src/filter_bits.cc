@@ -17,13 +17,14 @@
 
 #include "builtin_format.h"
 #include "cache_charge.h"
+#include "key_hash.h"
 #include "rocksdb/env.h"
 #include "rocksdb/filter_policy.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
+#include "sstfilter/detail/avx2_line_ops.h"
 #include "sstfilter/detail/blocked_bloom_probe.h"
 #include "sstfilter/detail/cuckoo_probe.h"
-#include "sstfilter/detail/hash_inline.h"
 #include "sstfilter/filter_view.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/simd.h"
@@ -128,7 +129,7 @@ inline void ForEachHashGroup(int num_keys, Slice** keys, bool* may_match,
   for (int start = 0; start < num_keys; start += kHashGroup) {
     const int count = std::min(kHashGroup, num_keys - start);
     for (int i = 0; i < count; ++i) {
-      hashes[i] = detail::HashKeyInline(ToView(*keys[start + i]));
+      hashes[i] = HashKeyInline(ToView(*keys[start + i]));
     }
     probe(hashes, static_cast<size_t>(count), may_match + start);
   }
@@ -139,7 +140,7 @@ inline void ForEachHashGroup(int num_keys, Slice** keys, bool* may_match,
 struct HashOfKey {
   Slice** keys;
   uint64_t operator()(size_t i) const {
-    return detail::HashKeyInline(ToView(*keys[i]));
+    return HashKeyInline(ToView(*keys[i]));
   }
 };
 size_t BatchSize(int num_keys) {
@@ -150,28 +151,28 @@ size_t BatchSize(int num_keys) {
 // path, so that MayMatch hashes and probes inline: no variant, no run-time
 // CPU check and no call per key, as RocksDB's FastLocalBloomBitsReader
 // (filter_policy.cc) does. The AVX2 instantiations are compiled for AVX2
-// (SSTFILTER_AVX2_FLATTEN) and made only when the CPU has it.
+// ([[gnu::target("avx2"), gnu::flatten]]) and made only when the CPU has
+// it.
 
 template <typename LineOps>
 class BlockedBloomReader final : public FilterBitsReader {
  public:
-  explicit BlockedBloomReader(const detail::BloomShape& shape)
-      : shape_(shape) {}
+  explicit BlockedBloomReader(const detail::BloomLines& lines)
+      : lines_(lines) {}
   bool MayMatch(const Slice& key) override;
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override;
 
  private:
   bool MatchOne(const Slice& key) const {
-    return detail::MayContain<LineOps>(shape_,
-                                       detail::HashKeyInline(ToView(key)));
+    return detail::MayContain<LineOps>(lines_, HashKeyInline(ToView(key)));
   }
   // Each key is hashed as its line is prefetched (MayContainBatchOf).
   void MatchBatch(int num_keys, Slice** keys, bool* may_match) const {
-    detail::MayContainBatchOf<LineOps>(shape_, BatchSize(num_keys),
+    detail::MayContainBatchOf<LineOps>(lines_, BatchSize(num_keys),
                                        HashOfKey{keys}, may_match);
   }
 
-  const detail::BloomShape shape_;
+  const detail::BloomLines lines_;
 };
 
 template <typename LineOps>
@@ -183,35 +184,35 @@ void BlockedBloomReader<LineOps>::MayMatch(int num_keys, Slice** keys,
                                            bool* may_match) {
   MatchBatch(num_keys, keys, may_match);
 }
-#if defined(SSTFILTER_HAVE_AVX2_OPS)
+#if defined(__x86_64__)
 template <>
-SSTFILTER_AVX2_FLATTEN bool BlockedBloomReader<detail::Avx2LineOps>::MayMatch(
-    const Slice& key) {
+[[gnu::target("avx2"), gnu::flatten]] bool
+BlockedBloomReader<detail::Avx2LineOps>::MayMatch(const Slice& key) {
   return MatchOne(key);
 }
 template <>
-SSTFILTER_AVX2_FLATTEN void BlockedBloomReader<detail::Avx2LineOps>::MayMatch(
-    int num_keys, Slice** keys, bool* may_match) {
+[[gnu::target("avx2"), gnu::flatten]] void
+BlockedBloomReader<detail::Avx2LineOps>::MayMatch(int num_keys, Slice** keys,
+                                                  bool* may_match) {
   MatchBatch(num_keys, keys, may_match);
 }
 #endif
 
-// The common static cuckoo filter (cuckoo_probe.h's StaticShape).
+// The common static cuckoo filter (cuckoo_probe.h's StaticTable).
 class StaticCuckooReader final : public FilterBitsReader {
  public:
-  explicit StaticCuckooReader(const detail::cuckoo::StaticShape& shape)
-      : shape_(shape) {}
+  explicit StaticCuckooReader(const detail::cuckoo::StaticTable& table)
+      : table_(table) {}
   bool MayMatch(const Slice& key) override {
-    return detail::cuckoo::StaticMayContain(shape_,
-                                            detail::HashKeyInline(ToView(key)));
+    return detail::cuckoo::StaticMayContain(table_, HashKeyInline(ToView(key)));
   }
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
-    detail::cuckoo::StaticMayContainBatchOf(shape_, BatchSize(num_keys),
+    detail::cuckoo::StaticMayContainBatchOf(table_, BatchSize(num_keys),
                                             HashOfKey{keys}, may_match);
   }
 
  private:
-  const detail::cuckoo::StaticShape shape_;
+  const detail::cuckoo::StaticTable table_;
 };
 
 // Any other filter (a cuckoo chain or stash, wide fingerprints, format v1
@@ -220,7 +221,7 @@ class ViewReader final : public FilterBitsReader {
  public:
   explicit ViewReader(FilterView view) : view_(std::move(view)) {}
   bool MayMatch(const Slice& key) override {
-    return view_.may_contain(detail::HashKeyInline(ToView(key)));
+    return view_.may_contain(HashKeyInline(ToView(key)));
   }
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
     ForEachHashGroup(num_keys, keys, may_match,
@@ -234,14 +235,14 @@ class ViewReader final : public FilterBitsReader {
 };
 
 FilterBitsReader* NewBlockedBloomReader(const BlockedBloomView& view) {
-  const detail::BloomShape shape =
-      detail::BloomShape::Of(view.lines(), view.params());
-#if defined(SSTFILTER_HAVE_AVX2_OPS)
+  const detail::BloomLines lines =
+      detail::BloomLines::Of(view.lines(), view.params());
+#if defined(__x86_64__)
   if (ActiveSimdPath() == SimdPath::kAvx2) {
-    return new BlockedBloomReader<detail::Avx2LineOps>(shape);
+    return new BlockedBloomReader<detail::Avx2LineOps>(lines);
   }
 #endif
-  return new BlockedBloomReader<detail::ScalarLineOps>(shape);
+  return new BlockedBloomReader<detail::ScalarLineOps>(lines);
 }
 
 class Builder : public BitsBuilder {
@@ -253,7 +254,7 @@ class Builder : public BitsBuilder {
   void AddKey(const Slice& key) override {
     // Keys arrive sorted, so equal keys (and, before RocksDB 9.6, a prefix
     // repeated by consecutive keys) are adjacent.
-    const uint64_t hash = detail::HashKeyInline(ToView(key));
+    const uint64_t hash = HashKeyInline(ToView(key));
     if (hash != hashes_.last()) AddHash(hash);
   }
 
@@ -261,8 +262,8 @@ class Builder : public BitsBuilder {
   // filter_policy.cc). The alt goes first, so that the last entry added is
   // the key whenever the key is new.
   void AddKeyAndAlt(const Slice& key, const Slice& alt) override {
-    const uint64_t key_hash = detail::HashKeyInline(ToView(key));
-    const uint64_t alt_hash = detail::HashKeyInline(ToView(alt));
+    const uint64_t key_hash = HashKeyInline(ToView(key));
+    const uint64_t alt_hash = HashKeyInline(ToView(alt));
     const std::optional<uint64_t> last = hashes_.last();
     const std::optional<uint64_t> previous_alt = previous_alt_hash_;
     if (alt_hash != previous_alt && alt_hash != key_hash && alt_hash != last) {
@@ -556,9 +557,9 @@ FilterBitsReader* NewBitsReader(const Slice& contents, ReaderFamily family) {
   if (const BlockedBloomView* bloom = view.blocked_bloom()) {
     return NewBlockedBloomReader(*bloom);
   }
-  detail::cuckoo::StaticShape shape;
-  if (view.cuckoo()->StaticShapeOf(&shape)) {
-    return new StaticCuckooReader(shape);
+  detail::cuckoo::StaticTable table;
+  if (view.cuckoo()->StaticTableOf(&table)) {
+    return new StaticCuckooReader(table);
   }
   return new ViewReader(std::move(view));
 }

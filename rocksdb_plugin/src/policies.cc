@@ -102,15 +102,6 @@ bool ParseInt(std::string_view text, int* value) {
   return true;
 }
 
-// Bits per key of a static cuckoo filter with `fingerprint_bits`, taken
-// from the filter's own size function on a filter large enough that its
-// header does not count.
-double CuckooBitsPerKey(uint32_t fingerprint_bits) {
-  constexpr uint64_t kKeys = uint64_t{1} << 20;
-  return static_cast<double>(StaticCuckooBytes(kKeys, fingerprint_bits)) * 8.0 /
-         static_cast<double>(kKeys);
-}
-
 // The narrowest fingerprint the automatic width picks. Below 6 bits a
 // static build cannot reach its 96% load and grows past its budget
 // (measured at 10^4..10^6 keys: up to 6% at f = 4, 2% at f = 5), and its
@@ -122,7 +113,7 @@ uint32_t FingerprintBitsFor(int64_t millibits) {
   uint32_t widest = 0;
   for (uint32_t f = kMinAutoFingerprintBits;
        f <= CuckooLimits::kMaxFingerprintBits; ++f) {
-    if (CuckooBitsPerKey(f) * 1000.0 <= static_cast<double>(millibits)) {
+    if (StaticCuckooBitsPerKey(f) * 1000.0 <= static_cast<double>(millibits)) {
       widest = f;
     }
   }
@@ -331,8 +322,8 @@ RocksStatus ParseBitsPerKey(std::string_view text, int64_t min_millibits,
 // up. The narrowest automatic width bounds a policy's bits/key from below,
 // and the widest fingerprint from above: no width could use more.
 int64_t CuckooMillibits(uint32_t fingerprint_bits) {
-  return static_cast<int64_t>(CuckooBitsPerKey(fingerprint_bits) * 1000.0 +
-                              0.999);
+  return static_cast<int64_t>(
+      StaticCuckooBitsPerKey(fingerprint_bits) * 1000.0 + 0.999);
 }
 
 // Makes the policy that `fields` (the id after the name) describe.
