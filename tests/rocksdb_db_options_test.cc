@@ -1,64 +1,13 @@
-// The policies across reopening: the OPTIONS file keeps the policy, a
-// policy switch keeps using the old filters, and a RocksDB without the
-// plugin still reads every key.
+// The policies across reopening: the OPTIONS file keeps the policy and its
+// options, a switch between our policies keeps using the old filters, and
+// a bad value in an OPTIONS file is refused. Switches to and from
+// RocksDB's own filters are rocksdb_db_switch_test.cc's.
 #include <gtest/gtest.h>
 
 #include "rocksdb_db_support.h"
 
 namespace sstfilter::rocksdb_testing {
 namespace {
-
-std::string LatestOptionsFile(const std::string& dir) {
-  std::string latest;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    // OPTIONS-<number>: the highest number is the latest.
-    if (name.rfind("OPTIONS-", 0) == 0 &&
-        (latest.empty() || name.size() > latest.size() ||
-         (name.size() == latest.size() && name > latest))) {
-      latest = name;
-    }
-  }
-  return dir + "/" + latest;
-}
-
-// The "filter_policy=..." line of the DB's latest OPTIONS file.
-std::string OptionsFileFilterLine(const std::string& dir) {
-  std::ifstream in(LatestOptionsFile(dir));
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t at = line.find("filter_policy=");
-    if (at != std::string::npos) return line.substr(at);
-  }
-  return "";
-}
-
-struct DbFromOptionsFile {
-  rdb::DBOptions db_options;
-  std::vector<rdb::ColumnFamilyDescriptor> families;
-  std::vector<rdb::ColumnFamilyHandle*> handles;
-  std::unique_ptr<rdb::DB> db;
-  ~DbFromOptionsFile() {
-    for (auto* handle : handles) db->DestroyColumnFamilyHandle(handle);
-  }
-  const rdb::BlockBasedTableOptions& table() const {
-    return *families[0]
-                .options.table_factory
-                ->GetOptions<rdb::BlockBasedTableOptions>();
-  }
-};
-
-// LoadLatestOptions with `config`, then DB::Open with what it loaded.
-rdb::Status OpenFromOptionsFile(const std::string& dir,
-                                const rdb::ConfigOptions& config,
-                                DbFromOptionsFile* out) {
-  rdb::Status s =
-      rdb::LoadLatestOptions(config, dir, &out->db_options, &out->families);
-  if (!s.ok()) return s;
-  out->db_options.statistics = rdb::CreateDBStatistics();
-  return rocksdb_compat::OpenDb(out->db_options, dir, out->families,
-                                &out->handles, &out->db);
-}
 
 // RocksDB writes the policy into the OPTIONS file; LoadLatestOptions
 // brings back the same policy, which keeps building the same filters.
@@ -68,18 +17,35 @@ TEST(RocksdbDb, ReopenFromOptionsFileKeepsPolicy) {
     const char* options_line;
     uint32_t new_fingerprint_bits;  // of new cuckoo filters; 0: Bloom
   } cases[] = {
-      {"sstfilter.BlockedBloom:9.9", "filter_policy=sstfilter.BlockedBloom:9.9",
+      {"sstfilter.BlockedBloom:9.9",
+       "filter_policy={id=sstfilter.BlockedBloom:9.9;"
+       "compatibility_name=rocksdb.BuiltinBloomFilter;}",
        0},
       {"sstfilter.BlockedBloom:10:1",
-       "filter_policy=sstfilter.BlockedBloom:10:1", 0},
-      {"sstfilter.Cuckoo:12",
-       "filter_policy={id=sstfilter.Cuckoo:12;fingerprint_bits=0;}", 11},
-      {"id=sstfilter.Cuckoo:12;fingerprint_bits=16",
-       "filter_policy={id=sstfilter.Cuckoo:12;fingerprint_bits=16;}", 16},
-      {"sstfilter.Hybrid:10:-1",
-       "filter_policy={id=sstfilter.Hybrid:10:-1;fingerprint_bits=0;}", 9},
-      {"sstfilter.LevelAware:10", "filter_policy=sstfilter.LevelAware:10:10",
+       "filter_policy={id=sstfilter.BlockedBloom:10:1;"
+       "compatibility_name=rocksdb.BuiltinBloomFilter;}",
        0},
+      {"sstfilter.Cuckoo:12",
+       "filter_policy={id=sstfilter.Cuckoo:12;"
+       "compatibility_name=rocksdb.BuiltinBloomFilter;fingerprint_bits=0;}",
+       11},
+      {"id=sstfilter.Cuckoo:12;fingerprint_bits=16",
+       "filter_policy={id=sstfilter.Cuckoo:12;"
+       "compatibility_name=rocksdb.BuiltinBloomFilter;fingerprint_bits=16;}",
+       16},
+      {"sstfilter.Hybrid:10:-1",
+       "filter_policy={id=sstfilter.Hybrid:10:-1;"
+       "compatibility_name=rocksdb.BuiltinBloomFilter;fingerprint_bits=0;}",
+       9},
+      {"sstfilter.LevelAware:10",
+       "filter_policy={id=sstfilter.LevelAware:10:10;"
+       "compatibility_name=rocksdb.BuiltinBloomFilter;}",
+       0},
+      // The name of sstfilter 0.1, kept for DBs written by it.
+      {"id=sstfilter.Cuckoo:12;compatibility_name=sstfilter",
+       "filter_policy={id=sstfilter.Cuckoo:12;compatibility_name=sstfilter;"
+       "fingerprint_bits=0;}",
+       11},
   };
   constexpr uint64_t kKeys = 20000;
   for (const auto& c : cases) {
@@ -114,6 +80,7 @@ TEST(RocksdbDb, ReopenFromOptionsFileKeepsPolicy) {
     exact.sanity_level = rdb::ConfigOptions::kSanityLevelExactMatch;
     EXPECT_TRUE(expected->AreEquivalent(exact, policy.get(), &mismatch))
         << mismatch;
+    EXPECT_STREQ(policy->CompatibilityName(), expected->CompatibilityName());
 
     rdb::DB* db = reopened.db.get();
     Put(db, Range(kKeys, kKeys));
@@ -290,64 +257,6 @@ TEST(RocksdbDb, InvalidFilterIdInOptionsFileOpensWithoutFilter) {
     ASSERT_TRUE(s.ok()) << s.ToString();
     EXPECT_EQ(reopened.table().filter_policy, nullptr);
     EXPECT_EQ(GetAll(reopened.db.get(), Range(0, 1000)).found, 1000u);
-  }
-}
-
-// A RocksDB without the plugin reads everything; the filters go unused.
-TEST(RocksdbDb, StockRocksDbWithoutPluginReadsEveryKey) {
-  constexpr uint64_t kKeys = 50000;
-  TempDir dir;
-  {
-    DbConfig config;
-    config.policy = "sstfilter.Cuckoo:12";
-    auto db = Open(MakeOptions(config), dir.path());
-    ASSERT_NE(db, nullptr);
-    Put(db.get(), Range(0, kKeys));
-    Flush(db.get());
-  }
-  const auto present = Range(0, kKeys);
-  const auto absent = Range(kKeys, 10000);
-  // The OPTIONS file names sstfilter.Cuckoo:12, which a registry without
-  // our library does not know. RocksDB (ignore_unsupported_options, the
-  // default) then opens the DB with no filter policy. The registry holds
-  // RocksDB's own factories only: ObjectLibrary::Default() without the
-  // plugins (which every registry made from a library gets, and which on a
-  // RocksDB built with the plugin folder include ours).
-  {
-    DbFromOptionsFile reopened;
-    ASSERT_TRUE(
-        OpenFromOptionsFile(dir.path(), rdb::ConfigOptions(), &reopened).ok());
-    ASSERT_NE(reopened.table().filter_policy, nullptr);
-    EXPECT_STREQ(reopened.table().filter_policy->Name(), "sstfilter.Cuckoo");
-  }
-  rdb::ConfigOptions stock;
-  stock.registry = std::make_shared<rdb::ObjectRegistry>(
-      std::shared_ptr<rdb::ObjectRegistry>());
-  stock.registry->AddLibrary(rdb::ObjectLibrary::Default());
-  {
-    DbFromOptionsFile reopened;
-    const rdb::Status s = OpenFromOptionsFile(dir.path(), stock, &reopened);
-    ASSERT_TRUE(s.ok()) << s.ToString();
-    EXPECT_EQ(reopened.table().filter_policy, nullptr)
-        << reopened.table().filter_policy->Name();
-    EXPECT_EQ(GetAll(reopened.db.get(), present).found, kKeys);
-    EXPECT_EQ(MultiGetAll(reopened.db.get(), present).found, kKeys);
-    EXPECT_EQ(GetAll(reopened.db.get(), absent).found, 0u);
-  }
-  // No filter policy at all, and RocksDB's own Bloom filter (another
-  // compatibility family): our filter blocks are not even read.
-  for (const char* policy : {"", "bloomfilter:10:false"}) {
-    SCOPED_TRACE(policy);
-    DbConfig config;
-    config.policy = policy;
-    const rdb::Options options = MakeOptions(config);
-    auto db = Open(options, dir.path());
-    ASSERT_NE(db, nullptr);
-    EXPECT_EQ(GetAll(db.get(), present).found, kKeys);
-    EXPECT_EQ(MultiGetAll(db.get(), present).found, kKeys);
-    TakeStats(*options.statistics);
-    EXPECT_EQ(GetAll(db.get(), absent).found, 0u);
-    EXPECT_EQ(TakeStats(*options.statistics).consulted(), 0u);
   }
 }
 

@@ -49,6 +49,18 @@ inline std::string Key(uint64_t i) {
   return buf;
 }
 inline std::string Value(uint64_t i) { return "value-" + std::to_string(i); }
+// Key(i) as db_bench writes and reads it (--key_size=16): i in 8 big-endian
+// bytes, then 8 '0's, so that a db_bench without the plugin can read a DB
+// written here (readrandom over [0, --num) looks up present keys only).
+inline std::string DbBenchKey(uint64_t i) {
+  std::string key(16, '0');
+  for (int byte = 0; byte < 8; ++byte) {
+    key[byte] = static_cast<char>(i >> (8 * (7 - byte)));
+  }
+  return key;
+}
+// How a suite names its i-th key: Key or DbBenchKey.
+using KeyFn = std::string (*)(uint64_t);
 
 struct DbConfig {
   std::string policy;  // a FilterPolicy::CreateFromString value, "" = none
@@ -59,6 +71,8 @@ struct DbConfig {
   // CompressionOptions::parallel_threads: above 1, RocksDB 10.9 and later
   // read EstimateEntriesAdded from its compression threads.
   uint32_t compression_threads = 1;
+  // RocksDB's default: 5 on 7.8, 7 on 11.x (which 7.8 cannot read).
+  uint32_t format_version = rdb::BlockBasedTableOptions().format_version;
 };
 
 inline rdb::Options MakeOptions(const DbConfig& config) {
@@ -78,6 +92,7 @@ inline rdb::Options MakeOptions(const DbConfig& config) {
   table.block_cache = rdb::NewLRUCache(64 << 20);
   table.whole_key_filtering = config.whole_key_filtering;
   table.checksum = config.checksum;
+  table.format_version = config.format_version;
   table.detect_filter_construct_corruption = true;
   if (config.partitioned) {
     table.partition_filters = true;
@@ -96,12 +111,13 @@ inline std::unique_ptr<rdb::DB> Open(const rdb::Options& options,
   return db;
 }
 
-inline void Put(rdb::DB* db, const std::vector<uint64_t>& ids) {
+inline void Put(rdb::DB* db, const std::vector<uint64_t>& ids,
+                KeyFn key = Key) {
   rdb::WriteOptions write_options;
   write_options.disableWAL = true;
   rdb::WriteBatch batch;
   for (size_t n = 0; n < ids.size(); ++n) {
-    batch.Put(Key(ids[n]), Value(ids[n]));
+    batch.Put(key(ids[n]), Value(ids[n]));
     if (batch.Count() == 1000 || n + 1 == ids.size()) {
       ASSERT_TRUE(db->Write(write_options, &batch).ok());
       batch.Clear();
@@ -127,11 +143,11 @@ inline std::vector<std::string> FilesAtLevel(rdb::DB* db, int level) {
 // run i % 4, run 0 is compacted to L3 (bottommost), run 1 to L2, run 2 to
 // L1 and run 3 stays on L0, in files of about `file_bytes`.
 inline void BuildLeveledDb(rdb::DB* db, uint64_t num_keys,
-                           uint64_t file_bytes = 2 << 20) {
+                           uint64_t file_bytes = 2 << 20, KeyFn key = Key) {
   for (int run = 0; run < 4; ++run) {
     std::vector<uint64_t> ids;
     for (uint64_t i = run; i < num_keys; i += 4) ids.push_back(i);
-    Put(db, ids);
+    Put(db, ids, key);
     Flush(db);
     const int level = 3 - run;
     if (level == 0) break;
@@ -250,26 +266,28 @@ inline double ModelFpr(const std::string& policy_value) {
   return fpr;
 }
 
-// Gets and MultiGets (batches of 32) every key of `ids`; counts the keys
-// found with the right value and the statuses that are neither OK nor
-// NotFound.
+// Gets, MultiGets (batches of 32) or prefix-seeks every key of `ids`;
+// counts the keys found with the right value and the statuses that are
+// neither OK nor NotFound.
 struct LookupCounts {
   uint64_t found = 0;
   uint64_t errors = 0;
 };
 
-inline LookupCounts GetAll(rdb::DB* db, const std::vector<uint64_t>& ids) {
+inline LookupCounts GetAll(rdb::DB* db, const std::vector<uint64_t>& ids,
+                           KeyFn key = Key) {
   LookupCounts counts;
   std::string value;
   for (uint64_t id : ids) {
-    const rdb::Status s = db->Get(rdb::ReadOptions(), Key(id), &value);
+    const rdb::Status s = db->Get(rdb::ReadOptions(), key(id), &value);
     if (s.ok() && value == Value(id)) ++counts.found;
     if (!s.ok() && !s.IsNotFound()) ++counts.errors;
   }
   return counts;
 }
 
-inline LookupCounts MultiGetAll(rdb::DB* db, const std::vector<uint64_t>& ids) {
+inline LookupCounts MultiGetAll(rdb::DB* db, const std::vector<uint64_t>& ids,
+                                KeyFn key = Key) {
   LookupCounts counts;
   constexpr size_t kBatch = 32;
   std::vector<std::string> keys(kBatch);
@@ -279,7 +297,7 @@ inline LookupCounts MultiGetAll(rdb::DB* db, const std::vector<uint64_t>& ids) {
   for (size_t start = 0; start < ids.size(); start += kBatch) {
     const size_t n = std::min(kBatch, ids.size() - start);
     for (size_t i = 0; i < n; ++i) {
-      keys[i] = Key(ids[start + i]);
+      keys[i] = key(ids[start + i]);
       slices[i] = keys[i];
       values[i].Reset();
     }
@@ -291,6 +309,26 @@ inline LookupCounts MultiGetAll(rdb::DB* db, const std::vector<uint64_t>& ids) {
       }
       if (!statuses[i].ok() && !statuses[i].IsNotFound()) ++counts.errors;
     }
+  }
+  return counts;
+}
+
+// Seeks to each key with the DB's prefix extractor in force (no
+// total_order_seek), so that every SST's prefix filter may skip the file:
+// found when the iterator lands on the key itself.
+inline LookupCounts PrefixSeekAll(rdb::DB* db, const std::vector<uint64_t>& ids,
+                                  KeyFn key = Key) {
+  LookupCounts counts;
+  rdb::ReadOptions read_options;
+  read_options.prefix_same_as_start = true;
+  std::unique_ptr<rdb::Iterator> it(db->NewIterator(read_options));
+  for (uint64_t id : ids) {
+    const std::string k = key(id);
+    it->Seek(k);
+    if (it->Valid() && it->key() == k && it->value() == Value(id)) {
+      ++counts.found;
+    }
+    if (!it->status().ok()) ++counts.errors;
   }
   return counts;
 }
@@ -349,6 +387,59 @@ inline void ExpectFilteredAtModelRate(const FilterStats& s, uint64_t lookups,
   EXPECT_EQ(s.true_positive, 0u) << what;
   EXPECT_LE(fpr, bound) << what;
   EXPECT_LE(reads_per_lookup, bound * files_per_lookup) << what;
+}
+
+// The DB's OPTIONS files, as RocksDB writes them on DB::Open.
+inline std::string LatestOptionsFile(const std::string& dir) {
+  std::string latest;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    // OPTIONS-<number>: the highest number is the latest.
+    if (name.rfind("OPTIONS-", 0) == 0 &&
+        (latest.empty() || name.size() > latest.size() ||
+         (name.size() == latest.size() && name > latest))) {
+      latest = name;
+    }
+  }
+  return dir + "/" + latest;
+}
+
+// The "filter_policy=..." line of the DB's latest OPTIONS file.
+inline std::string OptionsFileFilterLine(const std::string& dir) {
+  std::ifstream in(LatestOptionsFile(dir));
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t at = line.find("filter_policy=");
+    if (at != std::string::npos) return line.substr(at);
+  }
+  return "";
+}
+
+struct DbFromOptionsFile {
+  rdb::DBOptions db_options;
+  std::vector<rdb::ColumnFamilyDescriptor> families;
+  std::vector<rdb::ColumnFamilyHandle*> handles;
+  std::unique_ptr<rdb::DB> db;
+  ~DbFromOptionsFile() {
+    for (auto* handle : handles) db->DestroyColumnFamilyHandle(handle);
+  }
+  const rdb::BlockBasedTableOptions& table() const {
+    return *families[0]
+                .options.table_factory
+                ->GetOptions<rdb::BlockBasedTableOptions>();
+  }
+};
+
+// LoadLatestOptions with `config`, then DB::Open with what it loaded.
+inline rdb::Status OpenFromOptionsFile(const std::string& dir,
+                                       const rdb::ConfigOptions& config,
+                                       DbFromOptionsFile* out) {
+  rdb::Status s =
+      rdb::LoadLatestOptions(config, dir, &out->db_options, &out->families);
+  if (!s.ok()) return s;
+  out->db_options.statistics = rdb::CreateDBStatistics();
+  return rocksdb_compat::OpenDb(out->db_options, dir, out->families,
+                                &out->handles, &out->db);
 }
 
 // "sstfilter.Cuckoo:12" -> "Cuckoo": a policy's test name.

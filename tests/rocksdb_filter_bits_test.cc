@@ -579,34 +579,22 @@ TEST_P(FilterBitsTest, MalformedBlockAnswersMayMatch) {
   expect_always_may_match(rocksdb_bloom, "RocksDB Bloom, unknown variant");
 }
 
-// RocksDB's policies whose blocks every sstfilter policy reads: Bloom
-// (FastLocalBloom) and Ribbon, one family with ours.
-const char* const kBuiltinPolicies[] = {"bloomfilter:10", "ribbonfilter:10"};
-
-// Every policy reads every kind of the family: both of ours by their tag,
-// and RocksDB's through RocksDB's own reader, answering exactly as it does.
+// Either policy reads both kinds of ours (RocksDB's kinds:
+// rocksdb_builtin_reader_test).
 TEST_P(FilterBitsTest, ReadsFiltersOfEveryKind) {
   const auto keys = Keys("key", 5000);
-  const auto absent = Keys("absent", 5000);
-  std::vector<const char*> writers(std::begin(kPolicies), std::end(kPolicies));
-  writers.insert(writers.end(), std::begin(kBuiltinPolicies),
-                 std::end(kBuiltinPolicies));
-  for (const char* other : writers) {
+  for (const char* other : kPolicies) {
     SCOPED_TRACE(other);
     std::shared_ptr<const rdb::FilterPolicy> writer;
     ASSERT_TRUE(MakePolicy(other, &writer).ok());
     const BuiltFilter filter = BuildFilter(*writer, keys);
     auto reader = Reader(filter.bytes);
     ExpectAllMayMatch(*reader, keys);
-    std::unique_ptr<rdb::FilterBitsReader> own(
-        writer->GetFilterBitsReader(filter.bytes));
     size_t positives = 0;
-    for (const auto& key : absent) {
-      const bool ours = reader->MayMatch(key);
-      ASSERT_EQ(ours, own->MayMatch(key)) << key;
-      positives += ours;
+    for (const auto& key : Keys("absent", 5000)) {
+      positives += reader->MayMatch(key);
     }
-    EXPECT_LT(positives, absent.size() / 20);
+    EXPECT_LT(positives, 5000u / 20);
   }
 }
 

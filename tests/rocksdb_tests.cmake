@@ -32,6 +32,12 @@ sstfilter_add_test(rocksdb_db_test
           rocksdb_db_memory_option_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
+# Switching a live DB between RocksDB's filters and ours, and back; the
+# upgrade from sstfilter 0.1's filter name.
+sstfilter_add_test(rocksdb_db_switch_test
+  SOURCES rocksdb_db_switch_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals
+  LABELS rocksdb)
 # Filter construction charged to the block cache (cache_usage_options).
 sstfilter_add_test(rocksdb_cache_charge_test
   SOURCES rocksdb_cache_charge_test.cc
@@ -120,10 +126,22 @@ if(SSTFILTER_ROCKSDB_BUILD)
                        LABELS rocksdb TIMEOUT 300
                        PASS_REGULAR_EXPRESSION
                        "FAIL: db_crashtest.py ran db_stress with --prefix_size=-1 but the OPTIONS file's prefix extractor is 8 bytes")
+  # A live DB switched between filter families (tools/crashtest.sh
+  # --switch): begun with bloomfilter:10, continued with each sstfilter
+  # policy, rolled back to bloomfilter:10, 15 s of blackbox each; at each
+  # switch the whole DB is verified under the new policy before it writes
+  # (~2.5 min; the soak: tools/crashtest.sh --switch --duration 120
+  # --interval 30, 6 configurations, ~75 min).
+  add_test(NAME rocksdb_crashtest_switch_short
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tools/crashtest.sh
+                   --rocksdb-build ${SSTFILTER_ROCKSDB_BUILD} --switch
+                   --duration 15 --interval 8 --configs 1)
+  set_tests_properties(rocksdb_crashtest_switch_short PROPERTIES
+                       LABELS rocksdb TIMEOUT 600)
 endif()
 
 # RocksDB's own db_stress with our policies, on the RocksDB built with the
-# plugin compiled in.
+# plugin compiled in (tests/rocksdb_db_stress_smoke.sh).
 if(SSTFILTER_ROCKSDB_BUILD)
   foreach(policy sstfilter.BlockedBloom:10 sstfilter.Cuckoo:12
                  sstfilter.Hybrid:10:1)
@@ -132,5 +150,16 @@ if(SSTFILTER_ROCKSDB_BUILD)
                      ${SSTFILTER_ROCKSDB_BUILD} ${policy})
     set_tests_properties(rocksdb_db_stress_with_${policy} PROPERTIES
                          LABELS rocksdb TIMEOUT 300)
+  endforeach()
+  # Adoption and rollback on one DB: bloomfilter:10, then the policy, then
+  # bloomfilter:10 again, each run verifying the DB the last one left.
+  foreach(policy sstfilter.BlockedBloom:10 sstfilter.Cuckoo:12
+                 sstfilter.Hybrid:10:1 sstfilter.LevelAware:10)
+    add_test(NAME rocksdb_db_stress_switch_to_${policy}_and_back
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/rocksdb_db_stress_smoke.sh
+                     ${SSTFILTER_ROCKSDB_BUILD} bloomfilter:10 ${policy}
+                     bloomfilter:10)
+    set_tests_properties(rocksdb_db_stress_switch_to_${policy}_and_back
+                         PROPERTIES LABELS rocksdb TIMEOUT 300)
   endforeach()
 endif()

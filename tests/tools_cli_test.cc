@@ -1,7 +1,8 @@
 // The tool binaries end to end: sstfilter-inspect's output, errors and exit
 // status; sstfilter-ldb and sstfilter-sst-dump on a DB written with our
 // policies (on a RocksDB built with the plugin, RocksDB's own ldb and
-// sst_dump); and Debian's stock ldb with the LD_PRELOAD library.
+// sst_dump); sstfilter-ldb's filter_summary on a DB of RocksDB's filters
+// and ours; and Debian's stock ldb with the LD_PRELOAD library.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,6 +69,8 @@ std::string ReadFile(const std::string& path) {
 
 const std::string kInspect = SSTFILTER_INSPECT_BIN;
 const std::string kLdb = SSTFILTER_LDB_BIN;
+// Ours, with filter_summary, also where kLdb is RocksDB's own.
+const std::string kFilterLdb = SSTFILTER_FILTER_LDB_BIN;
 const std::string kSstDump = SSTFILTER_SST_DUMP_BIN;
 
 // A DB written with one of our policies.
@@ -278,6 +281,103 @@ TEST_F(CliTest, DbSummaryOfANonDbOrWithKeysFails) {
   EXPECT_EQ(RunCommand(kInspect + " --db --key k " + db_.path()).exit_code, 2);
   EXPECT_EQ(RunCommand(kInspect + " --db --partitions " + db_.path()).exit_code,
             2);
+}
+
+// filter_summary prints, from inside ldb, what sstfilter-inspect --db
+// prints: on a DB that holds RocksDB's filters beside ours, a row per kind
+// on each level that mixes them, with its bits/key and FPR.
+TEST(FilterSummaryCli, LdbFilterSummaryIsTheInspectorsDbSummary) {
+  TempDir db;
+  const KindKeys kinds = BuildMixedDb(db.path(), /*partitioned=*/false);
+  ASSERT_FALSE(kinds.empty());
+  const CommandResult inspect = RunCommand(kInspect + " --db " + db.path());
+  EXPECT_EQ(inspect.exit_code, 0) << inspect.err;
+  const CommandResult ldb =
+      RunCommand(kFilterLdb + " --db=" + db.path() + " filter_summary");
+  EXPECT_EQ(ldb.exit_code, 0) << ldb.err;
+  EXPECT_EQ(ldb.err, "");
+  EXPECT_EQ(ldb.out, inspect.out);
+
+  // The row that starts with `start` and ends with `end`, or "".
+  const std::vector<std::string> lines = Lines(ldb.out);
+  auto row = [&lines](const std::string& start, const std::string& end) {
+    for (const std::string& line : lines) {
+      if (line.rfind(start, 0) == 0 && line.size() >= end.size() &&
+          line.compare(line.size() - end.size(), end.size(), end) == 0) {
+        return line;
+      }
+    }
+    return std::string();
+  };
+  // The level rows name their kinds.
+  EXPECT_NE(row("  L0 ", "  BlockedBloom+FastLocalBloom"), "") << ldb.out;
+  EXPECT_NE(row("  L1 ", "  Cuckoo"), "") << ldb.out;
+  EXPECT_NE(row("  L2 ", "  BlockedBloom+Ribbon128"), "") << ldb.out;
+  EXPECT_NE(row("  L3 ", "  FastLocalBloom"), "") << ldb.out;
+  // L2's mix gets a row per kind (no label; the kind in the filter column):
+  // files, keys, filter bytes, bits/key, est. FPR, reads/Get.
+  const std::string kind_row(17, ' ');
+  for (const char* kind : {"Ribbon128", "BlockedBloom"}) {
+    SCOPED_TRACE(kind);
+    const std::string line = row(kind_row, std::string("  ") + kind);
+    ASSERT_NE(line, "") << ldb.out;
+    std::istringstream fields(line);
+    uint64_t files = 0, keys = 0, bytes = 0;
+    double bits_per_key = 0;
+    std::string fpr;
+    fields >> files >> keys >> bytes >> bits_per_key >> fpr;
+    EXPECT_EQ(files, 1u);
+    EXPECT_EQ(keys, kinds.at(2).at(kind));
+    EXPECT_NEAR(bits_per_key, 8.0 * bytes / keys, 0.005);
+    EXPECT_GT(bits_per_key, 6.5);
+    EXPECT_LT(bits_per_key, 11.0);
+    ASSERT_EQ(fpr.back(), '%');
+    EXPECT_GT(std::stod(fpr), 0.3);
+    EXPECT_LT(std::stod(fpr), 2.0);
+  }
+}
+
+// The JSON form gives each level's kinds apart, RocksDB's with their
+// bits/key: the table property's key count, which their blocks lack.
+TEST(FilterSummaryCli, LdbFilterSummaryJsonGivesEachKindsFigures) {
+  if (RunCommand("python3 -c pass").exit_code != 0) {
+    GTEST_SKIP() << "no python3";
+  }
+  TempDir db;
+  ASSERT_FALSE(BuildMixedDb(db.path(), /*partitioned=*/true).empty());
+  const CommandResult ldb =
+      RunCommand(kFilterLdb + " --db=" + db.path() + " filter_summary --json");
+  EXPECT_EQ(ldb.exit_code, 0) << ldb.err;
+  TempDir scratch;
+  WriteFile(scratch.path() + "/out.json", ldb.out);
+  const CommandResult check = RunCommand(
+      "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+      "l=d[\"column_families\"][0][\"levels\"]; "
+      "k={(x[\"level\"], y[\"kind\"]): y for x in l for y in x[\"by_kind\"]}; "
+      "assert sorted(k)==[(0,\"BlockedBloom\"),(0,\"FastLocalBloom\"),"
+      "(1,\"Cuckoo\"),(2,\"BlockedBloom\"),(2,\"Ribbon128\"),"
+      "(3,\"FastLocalBloom\")], sorted(k); "
+      "assert all(y[\"keys\"]>0 and 6<y[\"bits_per_key\"]<13 and "
+      "0<y[\"fpr\"]<0.02 for y in k.values()), k' " +
+      scratch.path() + "/out.json");
+  EXPECT_EQ(check.exit_code, 0) << check.err << ldb.out;
+}
+
+TEST(FilterSummaryCli, LdbFilterSummaryFailsOnANonDbOrWithParameters) {
+  TempDir dir;
+  const CommandResult not_db =
+      RunCommand(kFilterLdb + " --db=" + dir.path() + " filter_summary");
+  EXPECT_EQ(not_db.exit_code, 1);
+  EXPECT_EQ(not_db.out, "");
+  EXPECT_TRUE(Contains(not_db.err, "not a RocksDB DB directory")) << not_db.err;
+  const CommandResult extra =
+      RunCommand(kFilterLdb + " --db=" + dir.path() + " filter_summary x");
+  EXPECT_EQ(extra.exit_code, 1);
+  EXPECT_TRUE(Contains(extra.err, "filter_summary takes no parameters"))
+      << extra.err;
+  const CommandResult help = RunCommand(kFilterLdb + " --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_TRUE(Contains(help.out, "\n  filter_summary [--json] : ")) << help.out;
 }
 
 // What a compaction writes shows whether the tool created our policy from

@@ -1,19 +1,23 @@
 // sstfilter-inspect --db's summary on real multi-level DBs: levels and files
 // as RocksDB's own metadata has them, every key counted once, the expected
 // reads of an absent-key Get as the files' FPRs add up and as RocksDB's
-// statistics measure them, for our policies and RocksDB's Bloom; orphan
-// SSTs listed and not read; the DB directory left as it was.
+// statistics measure them, for our policies and RocksDB's Bloom, and for a
+// DB that holds both after switches of policy; orphan SSTs listed and not
+// read; the DB directory left as it was.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "db_summary.h"
 #include "inspector.h"
 #include "rocksdb_db_support.h"
+#include "tools_test_support.h"
 
 namespace sstfilter::rocksdb_testing {
 namespace {
@@ -107,7 +111,7 @@ TEST_P(DbSummaryTest, LevelsKeysAndExpectedReadsMatchTheDb) {
       key_weighted_fpr_sum += report.fpr * static_cast<double>(report.keys);
       level_keys += report.keys;
     }
-    EXPECT_EQ(summarized.keys, level_keys);
+    EXPECT_EQ(summarized.figures.keys, level_keys);
     expected_reads += level.level == 0 ? fpr_sum
                                        : key_weighted_fpr_sum /
                                              static_cast<double>(level_keys);
@@ -142,6 +146,121 @@ INSTANTIATE_TEST_SUITE_P(
       return policy.rfind("sstfilter.", 0) == 0 ? ShortName(policy)
                                                 : std::string("Builtin");
     });
+
+// What a kind's files in BuildMixedDb must show: bits/key as the policy
+// sizes it (partitions add their rounding) and an FPR about the model's
+// (Cuckoo:12 takes 11-bit fingerprints: about 0.4%).
+struct KindBounds {
+  double min_bits_per_key, max_bits_per_key, min_fpr, max_fpr;
+};
+const std::map<std::string, KindBounds> kMixedDbKinds = {
+    {"FastLocalBloom", {9.9, 11.0, 0.005, 0.02}},
+    {"Ribbon128", {6.5, 8.0, 0.005, 0.02}},
+    {"BlockedBloom", {9.9, 11.0, 0.003, 0.015}},
+    {"Cuckoo", {11.3, 12.5, 0.001, 0.008}},
+};
+
+class MixedDbSummaryTest : public ::testing::TestWithParam<bool> {};
+
+// After switches of policy a level holds RocksDB's filters beside ours. The
+// summary names every kind of every level with its keys, bits/key and FPR;
+// the kinds' reads add up to their level's, and the total is what RocksDB
+// (reading every kind through our policy) measures.
+TEST_P(MixedDbSummaryTest, EachKindOfEachLevelIsNamedWithItsBitsPerKeyAndFpr) {
+  TempDir dir;
+  const tools_testing::KindKeys expected =
+      tools_testing::BuildMixedDb(dir.path(), GetParam());
+  ASSERT_FALSE(expected.empty());
+  const DbSummary summary = inspect::SummarizeDb(dir.path());
+  ASSERT_TRUE(summary.status.ok()) << summary.status.ToString();
+  EXPECT_EQ(summary.errors, 0u);
+  ASSERT_EQ(summary.column_families.size(), 1u);
+  const inspect::ColumnFamilySummary& family = summary.column_families[0];
+  ASSERT_EQ(family.levels.size(), expected.size());
+  for (const LevelSummary& level : family.levels) {
+    SCOPED_TRACE("L" + std::to_string(level.level));
+    std::map<std::string, uint64_t> keys_by_kind;
+    double reads = 0;
+    for (const inspect::KindSummary& kind : level.by_kind) {
+      SCOPED_TRACE(kind.kind);
+      keys_by_kind[kind.kind] = kind.figures.keys;
+      reads += kind.figures.reads_per_get;
+      ASSERT_EQ(kMixedDbKinds.count(kind.kind), 1u);
+      const KindBounds& bounds = kMixedDbKinds.at(kind.kind);
+      EXPECT_GE(kind.figures.bits_per_key, bounds.min_bits_per_key);
+      EXPECT_LE(kind.figures.bits_per_key, bounds.max_bits_per_key);
+      EXPECT_GE(kind.figures.fpr, bounds.min_fpr);
+      EXPECT_LE(kind.figures.fpr, bounds.max_fpr);
+    }
+    EXPECT_EQ(keys_by_kind, expected.at(level.level));
+    EXPECT_NEAR(reads, level.figures.reads_per_get, 1e-12);
+  }
+  EXPECT_EQ(family.keys, tools_testing::kMixedDbKeys);
+  EXPECT_EQ(family.levels[0].kinds, "BlockedBloom+FastLocalBloom");
+  EXPECT_EQ(family.levels[2].kinds, "BlockedBloom+Ribbon128");
+
+  DbConfig config;
+  config.policy = "sstfilter.BlockedBloom:10";
+  config.partitioned = GetParam();
+  const rdb::Options options = MakeOptions(config);
+  auto db = Open(options, dir.path());
+  ASSERT_NE(db, nullptr);
+  TakeStats(*options.statistics);
+  GetAll(db.get(), Range(tools_testing::kMixedDbKeys, kAbsent));
+  const FilterStats absent = TakeStats(*options.statistics);
+  const double measured =
+      static_cast<double>(absent.positive) / static_cast<double>(kAbsent);
+  std::printf("[ mixed ] expected reads per absent Get %.5f, measured %.5f\n",
+              family.expected_reads, measured);
+  EXPECT_EQ(absent.true_positive, 0u);
+  EXPECT_NEAR(measured, family.expected_reads, 0.1 * family.expected_reads);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, MixedDbSummaryTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Partitioned" : "Full";
+                         });
+
+// A DB that sstfilter 0.1 began (its blocks under the family name
+// "sstfilter") and this version continued: both names' blocks are read and
+// summed up.
+TEST(DbSummaryFamilies, BlocksUnderTheOldFamilyNameAreSummedUp) {
+  TempDir dir;
+  const std::vector<std::pair<std::string, int>> steps = {
+      {"id=sstfilter.BlockedBloom:10;compatibility_name=sstfilter", 1},
+      {"sstfilter.BlockedBloom:10", 0}};
+  for (const auto& [policy, level] : steps) {
+    DbConfig config;
+    config.policy = policy;
+    auto db = Open(MakeOptions(config), dir.path());
+    ASSERT_NE(db, nullptr);
+    Put(db.get(), Range(level * 5000, 5000));
+    Flush(db.get());
+    if (level > 0) {
+      ASSERT_TRUE(db->CompactFiles(rdb::CompactionOptions(),
+                                   FilesAtLevel(db.get(), 0), level)
+                      .ok());
+    }
+    ASSERT_TRUE(db->Close().ok());
+  }
+  const DbSummary summary = inspect::SummarizeDb(dir.path());
+  ASSERT_TRUE(summary.status.ok()) << summary.status.ToString();
+  EXPECT_EQ(summary.errors, 0u);
+  ASSERT_EQ(summary.column_families.size(), 1u);
+  const auto& levels = summary.column_families[0].levels;
+  ASSERT_EQ(levels.size(), 2u);
+  const char* names[] = {"rocksdb.BuiltinBloomFilter", "sstfilter"};
+  for (size_t i = 0; i < levels.size(); ++i) {
+    SCOPED_TRACE("L" + std::to_string(levels[i].level));
+    ASSERT_EQ(levels[i].files.size(), 1u);
+    EXPECT_EQ(levels[i].files[0].table.compatibility_name, names[i]);
+    EXPECT_EQ(levels[i].kinds, "BlockedBloom");
+    EXPECT_EQ(levels[i].figures.keys, 5000u);
+    EXPECT_GT(levels[i].figures.bits_per_key, 9.9);
+    EXPECT_GT(levels[i].figures.fpr, 0.003);
+    EXPECT_LT(levels[i].figures.fpr, 0.015);
+  }
+}
 
 // A small DB: one flushed L0 file.
 std::string SmallDb(const std::string& dir) {
@@ -188,7 +307,7 @@ TEST(DbSummaryColumnFamilies, EachColumnFamilyIsSummedUpApart) {
   for (const auto& family : summary.column_families) {
     ASSERT_EQ(family.levels.size(), 1u);
     EXPECT_EQ(family.levels[0].kinds, "BlockedBloom");
-    EXPECT_EQ(family.expected_reads, family.levels[0].reads_per_get);
+    EXPECT_EQ(family.expected_reads, family.levels[0].figures.reads_per_get);
   }
 }
 
@@ -245,7 +364,7 @@ TEST(DbSummaryErrors, DamagedOrMissingLiveFileIsAnErrorAndLeftOut) {
     ASSERT_EQ(level.files.size(), 1u);
     EXPECT_EQ(level.files[0].status.code(),
               missing ? StatusCode::kNotFound : StatusCode::kCorruption);
-    EXPECT_EQ(level.keys, 0u);
+    EXPECT_EQ(level.figures.keys, 0u);
     EXPECT_EQ(summary.column_families[0].expected_reads, 0);
   }
 }

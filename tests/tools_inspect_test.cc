@@ -34,6 +34,9 @@ constexpr int kNewestWritableFormat = kRocksDbVersion >= 1004  ? 7
 // What a policy's filter must look like in the report.
 struct PolicyCase {
   const char* policy;
+  // Written under sstfilter 0.1's family name (the policy option
+  // compatibility_name=sstfilter), not RocksDB's that ours share now.
+  bool old_name;
   const char* family;
   const char* kind;
   double min_bits_per_key;
@@ -44,9 +47,24 @@ struct PolicyCase {
   const char* occupancy_name;
   double min_occupancy;
   double max_occupancy;
+
+  // The FilterPolicy::CreateFromString value.
+  std::string Value() const {
+    return old_name
+               ? std::string("id=") + policy +
+                     ";compatibility_name=" + sst::kSstfilterCompatibilityName
+               : policy;
+  }
+  // The family name after "fullfilter." in the SST.
+  std::string CompatibilityName() const {
+    return old_name ? sst::kSstfilterCompatibilityName
+                    : sst::kBuiltinCompatibilityName;
+  }
 };
 
-void PrintTo(const PolicyCase& c, std::ostream* os) { *os << c.policy; }
+void PrintTo(const PolicyCase& c, std::ostream* os) {
+  *os << c.policy << (c.old_name ? " under the old name" : "");
+}
 
 // Bits/key bounds: sstfilter sizes BlockedBloom and RocksDB sizes its Bloom
 // to bits_per_key rounded up to whole 64-byte lines (plus a 24-byte header
@@ -54,21 +72,27 @@ void PrintTo(const PolicyCase& c, std::ostream* os) { *os << c.policy; }
 // (11/0.96 = 11.5) after a 20-byte header; RocksDB's Ribbon saves ~30%
 // against the Bloom it matches.
 const PolicyCase kPolicies[] = {
-    {"sstfilter.BlockedBloom:10", "sstfilter", "BlockedBloom", 9.95, 10.2,
-     64 + 24, "fill", 0.35, 0.65},
-    {"sstfilter.Cuckoo:12", "sstfilter", "Cuckoo", 11.3, 12.0, 20 + 6, "load",
-     0.9, 0.98},
+    {"sstfilter.BlockedBloom:10", false, "sstfilter", "BlockedBloom", 9.95,
+     10.2, 64 + 24, "fill", 0.35, 0.65},
+    {"sstfilter.Cuckoo:12", false, "sstfilter", "Cuckoo", 11.3, 12.0, 20 + 6,
+     "load", 0.9, 0.98},
     // A flush is level -1: Hybrid gives it a BlockedBloom filter, unless
     // bloom_before_level is -1.
-    {"sstfilter.Hybrid:10", "sstfilter", "BlockedBloom", 9.95, 10.2, 64 + 24,
+    {"sstfilter.Hybrid:10", false, "sstfilter", "BlockedBloom", 9.95, 10.2,
+     64 + 24, "fill", 0.35, 0.65},
+    {"sstfilter.Hybrid:10:-1", false, "sstfilter", "Cuckoo", 9.3, 10.0, 20 + 5,
+     "load", 0.9, 0.98},
+    {"bloomfilter:10", false, "rocksdb", "FastLocalBloom", 9.95, 10.2, 64 + 5,
      "fill", 0.35, 0.65},
-    {"sstfilter.Hybrid:10:-1", "sstfilter", "Cuckoo", 9.3, 10.0, 20 + 5, "load",
-     0.9, 0.98},
-    {"bloomfilter:10", "rocksdb", "FastLocalBloom", 9.95, 10.2, 64 + 5, "fill",
-     0.35, 0.65},
     // Ribbon from level -1 up, like the Hybrid one above.
-    {"ribbonfilter:10:-1", "rocksdb", "Ribbon128", 6.5, 7.8, 16 * 7 + 5, "", 0,
-     0},
+    {"ribbonfilter:10:-1", false, "rocksdb", "Ribbon128", 6.5, 7.8, 16 * 7 + 5,
+     "", 0, 0},
+    // A DB that sstfilter 0.1 wrote, or one that keeps its name until it is
+    // compacted.
+    {"sstfilter.BlockedBloom:10", true, "sstfilter", "BlockedBloom", 9.95, 10.2,
+     64 + 24, "fill", 0.35, 0.65},
+    {"sstfilter.Cuckoo:12", true, "sstfilter", "Cuckoo", 11.3, 12.0, 20 + 6,
+     "load", 0.9, 0.98},
 };
 
 class InspectPolicyTest : public ::testing::TestWithParam<PolicyCase> {};
@@ -76,6 +100,7 @@ class InspectPolicyTest : public ::testing::TestWithParam<PolicyCase> {};
 void ExpectFiguresMatch(const PolicyCase& c, const DbSpec& spec,
                         const FileReport& report) {
   ASSERT_TRUE(report.status.ok()) << report.status.ToString();
+  EXPECT_EQ(report.table.compatibility_name, c.CompatibilityName());
   ASSERT_FALSE(report.blocks.empty());
   for (const sst::FilterBlockInfo& block : report.blocks) {
     EXPECT_EQ(block.family, c.family);
@@ -136,7 +161,7 @@ TEST_P(InspectPolicyTest, FullFilterFiguresMatchTheKeysItHolds) {
   const PolicyCase& c = GetParam();
   TempDir dir;
   DbSpec spec;
-  spec.policy = c.policy;
+  spec.policy = c.Value();
   const std::string sst = BuildDb(dir.path(), spec);
   const FileReport report = InspectFile(sst, {});
   ASSERT_EQ(report.table.filter_layout, sst::FilterLayout::kFull);
@@ -149,7 +174,7 @@ TEST_P(InspectPolicyTest, PartitionedFilterReportsEveryPartition) {
   const PolicyCase& c = GetParam();
   TempDir dir;
   DbSpec spec;
-  spec.policy = c.policy;
+  spec.policy = c.Value();
   spec.partitioned = true;
   const std::string sst = BuildDb(dir.path(), spec);
   const FileReport report = InspectFile(sst, {});
@@ -168,6 +193,26 @@ TEST_P(InspectPolicyTest, PartitionedFilterReportsEveryPartition) {
 
 INSTANTIATE_TEST_SUITE_P(Policies, InspectPolicyTest,
                          ::testing::ValuesIn(kPolicies));
+
+// RocksDB writes its legacy Bloom filter (one line of 64 bytes per key,
+// line count in the metadata) below table format_version 5, as DBs from
+// before RocksDB 6.6 hold it.
+TEST(InspectFormats, LegacyBloomIsNamedWithItsFiguresAndAnswers) {
+  const PolicyCase legacy = {
+      "bloomfilter:10", false,  "rocksdb", "LegacyBloom", 9.95, 10.3,
+      2 * 64 + 5,       "fill", 0.35,      0.65};
+  for (const bool partitioned : {false, true}) {
+    SCOPED_TRACE(partitioned ? "partitioned" : "full");
+    TempDir dir;
+    DbSpec spec;
+    spec.policy = legacy.Value();
+    spec.format_version = 4;
+    spec.partitioned = partitioned;
+    const std::string sst = BuildDb(dir.path(), spec);
+    ExpectFiguresMatch(legacy, spec, InspectFile(sst, {}));
+    ExpectAnswers(spec, sst);
+  }
+}
 
 // format_version 0 and 1 have the legacy and newer footers, 2 and below
 // index keys with sequence numbers, 4 and up delta-encoded index values

@@ -1,12 +1,13 @@
 // Shared by the tools_*_test suites: small databases with one SST each,
-// built with a chosen filter policy and table format, in temporary
-// directories.
+// built with a chosen filter policy and table format, and a leveled DB
+// whose filters are RocksDB's and ours, in temporary directories.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/slice_transform.h"
 #include "rocksdb/table.h"
+#include "rocksdb_db_support.h"
 #include "rocksdb_test_support.h"
 #include "support/temp_dir.h"
 
@@ -99,6 +101,71 @@ inline std::string BuildDb(const std::string& dir, const DbSpec& spec) {
   }
   EXPECT_EQ(ssts.size(), 1u) << "expected one SST in " << dir;
   return ssts.size() == 1 ? ssts.front() : "";
+}
+
+// The keys of each filter kind on each level: kinds[level][kind].
+using KindKeys = std::map<int, std::map<std::string, uint64_t>>;
+
+// Present keys of BuildMixedDb are rocksdb_testing::Key(i), i below this.
+inline constexpr uint64_t kMixedDbKeys = 40000;
+
+// A DB as switches of policy leave it: each file below written by reopening
+// the DB with its policy, flushing its keys and moving the file down.
+//   level  keys i                    policy                      filter
+//   L3     i % 4 == 0                bloomfilter:10              FastLocalBloom
+//   L2     i % 4 == 1, lower half    ribbonfilter:10             Ribbon128
+//          i % 4 == 1, upper half    sstfilter.BlockedBloom:10   BlockedBloom
+//   L1     i % 4 == 2                sstfilter.Cuckoo:12         Cuckoo
+//   L0     i % 8 == 3                bloomfilter:10 (rollback)   FastLocalBloom
+//          i % 8 == 7                sstfilter.BlockedBloom:10   BlockedBloom
+// The halves are of the key space, so every level spans it: an absent key
+// meets every L0 file and one file of each level below. Returns the kinds'
+// keys per level, or {} after a test failure.
+inline KindKeys BuildMixedDb(const std::string& dir, bool partitioned) {
+  using rocksdb_testing::Key;
+  KindKeys kinds;
+  // Writes `ids` with `policy` and moves their file to `level` (0: stays).
+  auto write = [&](const std::string& policy, const char* kind, int level,
+                   const std::vector<uint64_t>& ids) {
+    rocksdb_testing::DbConfig config;
+    config.policy = policy;
+    config.partitioned = partitioned;
+    auto db = rocksdb_testing::Open(rocksdb_testing::MakeOptions(config), dir);
+    if (db == nullptr) return;
+    rocksdb_testing::Put(db.get(), ids);
+    rocksdb_testing::Flush(db.get());
+    if (level > 0) {
+      rdb::CompactionOptions compaction;
+      compaction.compression = rdb::kSnappyCompression;
+      const std::vector<std::string> flushed =
+          rocksdb_testing::FilesAtLevel(db.get(), 0);
+      EXPECT_EQ(flushed.size(), 1u);
+      EXPECT_TRUE(db->CompactFiles(compaction, flushed, level).ok());
+    }
+    EXPECT_TRUE(db->Close().ok());
+    kinds[level][kind] += ids.size();
+  };
+  auto keys_where = [](bool (*keep)(uint64_t)) {
+    std::vector<uint64_t> ids;
+    for (uint64_t i = 0; i < kMixedDbKeys; ++i) {
+      if (keep(i)) ids.push_back(i);
+    }
+    return ids;
+  };
+  write("bloomfilter:10", "FastLocalBloom", 3,
+        keys_where([](uint64_t i) { return i % 4 == 0; }));
+  write("ribbonfilter:10", "Ribbon128", 2,
+        keys_where([](uint64_t i) { return i % 4 == 1 && Key(i) < "8"; }));
+  write("sstfilter.BlockedBloom:10", "BlockedBloom", 2,
+        keys_where([](uint64_t i) { return i % 4 == 1 && Key(i) >= "8"; }));
+  write("sstfilter.Cuckoo:12", "Cuckoo", 1,
+        keys_where([](uint64_t i) { return i % 4 == 2; }));
+  write("bloomfilter:10", "FastLocalBloom", 0,
+        keys_where([](uint64_t i) { return i % 8 == 3; }));
+  write("sstfilter.BlockedBloom:10", "BlockedBloom", 0,
+        keys_where([](uint64_t i) { return i % 8 == 7; }));
+  if (::testing::Test::HasFailure()) return {};
+  return kinds;
 }
 
 }  // namespace sstfilter::tools_testing

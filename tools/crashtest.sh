@@ -5,6 +5,7 @@
 #   tools/crashtest.sh [--rocksdb-build DIR] [--duration S] [--interval S]
 #                      [--modes "blackbox whitebox"] [--configs N]
 #                      [--policy ID] [--kill-odd N] [--work DIR]
+#                      [--switch [--policies "ID ID..."] [--seed N]]
 #                      [-- DB_CRASHTEST_ARGS...]
 #
 # For each configuration (a policy, partitioned filters or not, a prefix
@@ -12,7 +13,8 @@
 # RocksDB built with the plugin compiled in (default: the cache folder of
 # tools/build_rocksdb_with_plugin.sh) on an OPTIONS file that names the
 # policy, for --duration seconds:
-#   blackbox  kills db_stress with SIGKILL every --interval seconds;
+#   blackbox  kills db_stress every --interval seconds (11.8.1: SIGTERM,
+#             whose handler in db_stress re-raises it, dying at once);
 #   whitebox  lets db_stress kill itself at random kill points inside
 #             RocksDB (flush, compaction, file and MANIFEST writes).
 # Kill points exist only in a db_stress built without NDEBUG. The default
@@ -69,11 +71,39 @@
 # --policy ID replaces the policy of every configuration, e.g. RocksDB's own
 # bloomfilter:10 as a control run of this driver.
 #
+# --switch: a live DB switched between filter families. For each
+# configuration (its partitioned filters and prefix extractor; its policy
+# is not used) one DB goes through --policies in turn (default:
+# bloomfilter:10, each sstfilter policy, bloomfilter:10 again: adoption,
+# switches between ours, rollback): a blackbox db_crashtest.py run of
+# --duration per policy, all on the same --db and --expected_values_dir,
+# each with an OPTIONS file naming its policy. At each switch, before the
+# new phase writes, the previous phase's last db_stress command (its
+# verification-only run) runs again on the new OPTIONS file: the whole DB
+# the old policy left, verified against the expected state under the new
+# one. Then every run of the phase verifies the DB when it opens it (a
+# failure goes to stderr, which fails db_crashtest.py), and the phase ends
+# with db_crashtest.py's own verification-only run. To carry the DB over:
+# db_crashtest.py destroys its DB after a success, so --stress_cmd is a
+# wrapper that skips --destroy_db_and_exit; one
+# --initial_random_seed_override (--seed N, default random, printed) for
+# every phase keeps the parameters db_crashtest.py draws once per process,
+# such as the key lengths, the same in all; --test_batches_snapshots=0 (its
+# batched mode has no expected state to verify);
+# --compressed_secondary_cache_size=0 (below). After each phase some of
+# the DB's SSTs must carry the phase's filter; the filters the DB held at
+# each switch are printed. Whitebox is skipped: its second half starts
+# every run on a new DB.
+#
 # Short (the ctest rocksdb_crashtest_short, blackbox, ~4 min):
 #   tools/crashtest.sh --duration 40 --interval 10 --configs 3
 # Soak (6 configurations x 10 min blackbox = 1 hour; whitebox needs the
 # --tsan build, above):
 #   tools/crashtest.sh --duration 600 --interval 30
+# Switch, short (the ctest rocksdb_crashtest_switch_short, ~2.5 min) and soak
+# (6 configurations x 6 phases of 2 min, ~75 min):
+#   tools/crashtest.sh --switch --duration 15 --interval 8 --configs 1
+#   tools/crashtest.sh --switch --duration 120 --interval 30
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 rocksdb_build=""
@@ -83,6 +113,9 @@ modes="blackbox whitebox"
 num_configs=6
 work=""
 policy_override=""
+switch=0
+switch_policies="bloomfilter:10 sstfilter.BlockedBloom:10 sstfilter.Cuckoo:12 sstfilter.Hybrid:10:1 sstfilter.LevelAware:10 bloomfilter:10"
+seed=""
 kill_odd_flags=()
 extra_args=()
 while [ $# -gt 0 ]; do
@@ -93,10 +126,13 @@ while [ $# -gt 0 ]; do
     --modes) modes="$2"; shift 2 ;;
     --configs) num_configs="$2"; shift 2 ;;
     --policy) policy_override="$2"; shift 2 ;;
+    --switch) switch=1; shift ;;
+    --policies) switch_policies="$2"; shift 2 ;;
+    --seed) seed="$2"; shift 2 ;;
     --kill-odd) kill_odd_flags=(--random_kill_odd="$2"); shift 2 ;;
     --) shift; extra_args=("$@"); break ;;
     --work) work="$2"; shift 2 ;;
-    *) sed -n '2,51p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,/^set -euo/{/^set/!p}' "$0" >&2; exit 2 ;;
   esac
 done
 [ -n "$rocksdb_build" ] ||
@@ -153,12 +189,16 @@ check_prefix_size() {
   return 1
 }
 
-start=$SECONDS
-runs=0
-for ((c = 0; c < num_configs && c < ${#configs[@]}; ++c)); do
-  IFS='|' read -r policy partitioned prefix <<<"${configs[c]}"
-  policy="${policy_override:-$policy}"
-  options="$work/options-$c.ini"
+# Says FAIL: MESSAGE and exits, keeping the work directory for its logs.
+fail() {
+  echo "FAIL: $*"
+  trap - EXIT
+  exit 1
+}
+
+# The OPTIONS file of POLICY in a configuration, to FILE.
+write_options() {
+  local file="$1" policy="$2" partitioned="$3" prefix="$4"
   {
     echo "[Version]"
     echo "  rocksdb_version=${version:-11.8.1}"
@@ -179,10 +219,139 @@ for ((c = 0; c < num_configs && c < ${#configs[@]}; ++c)); do
       echo "  partition_filters=true"
       echo "  metadata_block_size=1024"
     fi
-  } >"$options"
+  } >"$file"
+}
+
+# db_crashtest.py MODE on OPTIONS (prefix length PREFIX) with the pinned
+# flags, then ARGS, into LOG; on a failure, says so with NAME and exits.
+run_crashtest() {
+  local mode="$1" options="$2" prefix="$3" log="$4" name="$5" tmp
+  shift 5
+  tmp="${log%.log}.tmp"
+  mkdir -p "$tmp"
+  if ! TEST_TMPDIR="$tmp" "$python" "$crashtest" "$mode" \
+      --duration="$duration" --interval="$interval" --options_file="$options" \
+      --set_options_one_in=0 --prefix_size="$prefix" --use_multiscan=0 --disable_wal=0 \
+      --enable_blob_files=0 --enable_blob_direct_write=0 --use_merge=0 \
+      --use_full_merge_v1=0 --enable_compaction_filter=0 \
+      --inplace_update_support=0 --unordered_write=0 --max_key=100000 \
+      "${release_flags[@]}" $([ "$mode" = whitebox ] && echo "${kill_odd_flags[@]}") \
+      "$@" "${extra_args[@]}" >"$log" 2>&1; then
+    tail -30 "$log"
+    check_prefix_size "$log" "$prefix" || true  # names the cause, if it is this
+    fail "crash test $name (log: $log)"
+  fi
+  check_prefix_size "$log" "$prefix" || { trap - EXIT; exit 1; }
+}
+
+# The filter policy name of each SST in DIR, one per line.
+sst_policies() {
+  local sst
+  for sst in "$1"/*.sst; do
+    if [ -e "$sst" ]; then
+      "$sst_dump" --file="$sst" --show_properties |
+        sed -n 's/^ *filter policy name: //p'
+    fi
+  done
+}
+# "3 bloomfilter, 5 sstfilter.Cuckoo"
+tally() { sort | uniq -c | awk '{printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2}'; }
+
+# The switch's verification: the verification-only db_stress run that
+# ended the phase of LOG, again on OPTIONS, the next phase's policy, before
+# that phase writes (db_crashtest.py prints each command with its values
+# shell-quoted). The whole DB must pass; output into OUT.
+verify_switch() {
+  local log="$1" options="$2" out="$3" line i
+  line="$(sed -n 's/^Running db_stress with pid=[0-9]*: //p' "$log" | tail -1)"
+  if [[ "$line" != *" --verification_only=1"* ]]; then
+    fail "no verification-only run at the end of $log"
+  fi
+  eval "local -a command=($line)"
+  for i in "${!command[@]}"; do
+    if [[ "${command[i]}" == --options_file=* ]]; then
+      command[i]="--options_file=$options"
+    fi
+  done
+  mkdir -p "${out%.log}.tmp"
+  if ! TEST_TMPDIR="${out%.log}.tmp" "${command[@]}" >"$out" 2>"$out.stderr" ||
+     [ -s "$out.stderr" ] ||
+     ! grep -q 'Crash-recovery verification passed' "$out" ||
+     ! grep -q 'Verification successful' "$out"; then
+    tail -20 "$out" "$out.stderr"
+    fail "verification of the DB at the switch to $options (log: $out)"
+  fi
+}
+
+# --switch for one configuration: one DB through $switch_policies.
+run_switch() {
+  local c="$1" partitioned="$2" prefix="$3" db expected phase=0
+  local previous="" previous_log policy name before after options log
+  local runs_of_db_stress
+  db="$work/switch-$c/db"
+  expected="$work/switch-$c/expected"
+  mkdir -p "$expected"
+  for policy in $switch_policies; do
+    phase=$((phase + 1))
+    name="switch $previous${previous:+ -> }$policy partitioned=$partitioned prefix=$prefix"
+    options="$work/options-$c-$phase.ini"
+    write_options "$options" "$policy" "$partitioned" "$prefix"
+    before=""
+    if [ -n "$previous" ]; then
+      before="$(sst_policies "$db" | tally)"
+      verify_switch "$previous_log" "$options" "$work/verify-$c-$phase.log"
+    fi
+    log="$work/crashtest-$c-switch-$phase.log"
+    # No compressed secondary cache: db_stress's thread that resizes it
+    # sleeps 30 s and 10 s in turn, and every run that ends, as the
+    # verification-only ones do, waits for it to wake.
+    run_crashtest blackbox "$options" "$prefix" "$log" "$name" \
+      --stress_cmd="$keep_db" --db="$db" --expected_values_dir="$expected" \
+      --initial_random_seed_override="$seed" --test_batches_snapshots=0 \
+      --compressed_secondary_cache_size=0
+    runs_of_db_stress=$(grep -c '^Running db_stress with pid' "$log" || true)
+    after="$(sst_policies "$db")"
+    if ! grep -qx "${policy%%:*}" <<<"$after"; then
+      fail "crash test $name: no SST with the ${policy%%:*} filter (log: $log)"
+    fi
+    echo "ok: crash test $name, $duration s, $runs_of_db_stress db_stress runs" \
+      "verified${before:+, and the DB of the switch ($before) verified first};" \
+      "after: $(tally <<<"$after")"
+    runs=$((runs + 1))
+    previous="$policy"
+    previous_log="$log"
+  done
+}
+
+start=$SECONDS
+runs=0
+if [ "$switch" = 1 ]; then
+  if [[ " $modes " == *" whitebox "* ]]; then
+    echo "crashtest: SKIPPED whitebox in --switch: its second half starts each run on a new DB"
+  fi
+  seed="${seed:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"
+  echo "crashtest: --switch through: $switch_policies (--seed $seed)"
+  # db_crashtest.py's cleanup after a success would destroy the DB.
+  keep_db="$work/db_stress_keeping_the_db"
+  {
+    echo '#!/usr/bin/env bash'
+    echo 'for arg; do [ "$arg" = --destroy_db_and_exit=1 ] && exit 0; done'
+    echo "exec \"$db_stress\" \"\$@\""
+  } >"$keep_db"
+  chmod +x "$keep_db"
+fi
+for ((c = 0; c < num_configs && c < ${#configs[@]}; ++c)); do
+  IFS='|' read -r policy partitioned prefix <<<"${configs[c]}"
+  if [ "$switch" = 1 ]; then
+    run_switch "$c" "$partitioned" "$prefix"
+    continue
+  fi
+  policy="${policy_override:-$policy}"
+  options="$work/options-$c.ini"
+  write_options "$options" "$policy" "$partitioned" "$prefix"
   probe="$work/probe-$c"
   mkdir -p "$probe"
-  "$db_stress" --options_file="$options" --db="$probe/db" \
+  TEST_TMPDIR="$probe" "$db_stress" --options_file="$options" --db="$probe/db" \
     --expected_values_dir="$probe/expected" --destroy_db_initially=1 \
     --threads=1 --ops_per_thread=5000 --max_key=10000 --reopen=0 \
     --set_options_one_in=0 --prefix_size="$prefix" --prefixpercent=0 \
@@ -197,24 +366,9 @@ for ((c = 0; c < num_configs && c < ${#configs[@]}; ++c)); do
   rm -rf "$probe"
   for mode in $modes; do
     name="$mode $policy partitioned=$partitioned prefix=$prefix"
-    mkdir -p "$work/tmp-$c-$mode"
     log="$work/crashtest-$c-$mode.log"
-    if ! TEST_TMPDIR="$work/tmp-$c-$mode" "$python" "$crashtest" "$mode" \
-        --stress_cmd="$db_stress" --duration="$duration" \
-        --interval="$interval" --options_file="$options" \
-        --set_options_one_in=0 --prefix_size="$prefix" --use_multiscan=0 --disable_wal=0 \
-        --enable_blob_files=0 --enable_blob_direct_write=0 --use_merge=0 \
-        --use_full_merge_v1=0 --enable_compaction_filter=0 \
-        --inplace_update_support=0 --unordered_write=0 --max_key=100000 \
-        "${release_flags[@]}" $([ "$mode" = whitebox ] && echo "${kill_odd_flags[@]}") \
-        "${extra_args[@]}" >"$log" 2>&1; then
-      tail -30 "$log"
-      check_prefix_size "$log" "$prefix" || true  # names the cause, if it is this
-      echo "FAIL: crash test $name (log: $log)"
-      trap - EXIT
-      exit 1
-    fi
-    check_prefix_size "$log" "$prefix" || { trap - EXIT; exit 1; }
+    run_crashtest "$mode" "$options" "$prefix" "$log" "$name" \
+      --stress_cmd="$db_stress"
     if [ "$mode" = whitebox ]; then
       # One "check_mode=M, kill option=K, exitcode=E" line per db_stress run;
       # a negative exit code is a kill at a kill point (exit 0: the run

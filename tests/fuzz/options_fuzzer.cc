@@ -9,7 +9,8 @@
 // What must hold (run under ASan/UBSan; a violation traps):
 //   - A policy of ours that a path accepts works: its GetId() recreates a
 //     policy with the same id; its serialized table options (the OPTIONS
-//     file round trip) recreate an equivalent policy that builds the same
+//     file round trip) recreate an equivalent policy of the same family
+//     name (CompatibilityName, one of our two) that builds the same
 //     filters; and each filter it builds, in five table-building contexts,
 //     finds every key added.
 //   - A policy of ours left behind by a refused value (RocksDB keeps the
@@ -74,9 +75,15 @@ rdb::ConfigOptions OptionsStringConfig() {
   return config;
 }
 
+// Ours by name: RocksDB's built-in policies share our CompatibilityName.
 bool IsOurs(const rdb::FilterPolicy& policy) {
-  return std::string_view(policy.CompatibilityName()) ==
-         kSstfilterCompatibilityName;
+  return StartsWith(policy.Name(), "sstfilter.");
+}
+
+// One of the two family names an option can give ours (rocksdb_plugin.h).
+bool IsOurFamily(std::string_view compatibility_name) {
+  return compatibility_name == kRocksdbFamilyCompatibilityName ||
+         compatibility_name == kSstfilterCompatibilityName;
 }
 
 // DB::Open and the options parsers would refuse it. num_levels is as high as
@@ -182,6 +189,11 @@ void CheckWorks(const Policy& policy, std::string_view input) {
   std::string mismatch;
   Check(reread.filter_policy->GetId() == id &&
         policy->AreEquivalent(config, reread.filter_policy.get(), &mismatch));
+  // The family name survives the OPTIONS file, or a DB reopened from it
+  // would not find the filters it wrote.
+  Check(IsOurFamily(policy->CompatibilityName()) &&
+        std::string_view(reread.filter_policy->CompatibilityName()) ==
+            policy->CompatibilityName());
   CheckBuildsFilters(*policy, *reread.filter_policy, input);
 }
 

@@ -4,7 +4,9 @@
 // (run under ASan/UBSan):
 //   1. as a whole SST file, then its filter blocks;
 //   2. as a restart-array block, with and without value lengths;
-//   3. as a filter block of each family;
+//   3. as a filter block of each family name: a block that is ours under
+//      "sstfilter" is ours, described alike, under the name we share with
+//      RocksDB, and no other block is ours there;
 //   4. as the filter bytes of a well-formed SST this file writes around
 //      them (an independent writer): that table must read back, with its
 //      filter bytes unchanged.
@@ -22,7 +24,7 @@ namespace {
 
 using namespace sstfilter::sst;
 
-constexpr std::string_view kFamilies[] = {"sstfilter",
+constexpr std::string_view kFamilies[] = {kSstfilterCompatibilityName,
                                           kBuiltinCompatibilityName};
 
 void Check(bool ok) {
@@ -35,6 +37,18 @@ void CheckDescription(std::string_view family, std::string_view bytes) {
   Check(info.bytes == bytes.size());
   Check(info.occupancy >= 0 && info.occupancy <= 1);
   Check(info.fpr >= 0 && info.fpr <= 1);
+}
+
+void CheckFamiliesAgree(std::string_view bytes) {
+  FilterBlockInfo ours, shared;
+  const bool ours_ok =
+      DescribeFilterBlock(kSstfilterCompatibilityName, bytes, &ours).ok();
+  const bool shared_ok =
+      DescribeFilterBlock(kBuiltinCompatibilityName, bytes, &shared).ok();
+  Check(ours_ok == (shared_ok && shared.family == "sstfilter"));
+  if (!ours_ok) return;
+  Check(shared.kind == ours.kind && shared.version == ours.version &&
+        shared.keys == ours.keys && shared.fpr == ours.fpr);
 }
 
 void ReadWholeFile(std::string_view bytes) {
@@ -162,6 +176,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ParseIndexBlock(bytes, true, &index);
   ParseIndexBlock(bytes, false, &index);
   for (std::string_view family : kFamilies) CheckDescription(family, bytes);
+  CheckFamiliesAgree(bytes);
   WriteAndReadBack(bytes);
   return 0;
 }

@@ -39,8 +39,9 @@ constexpr char kUsage[] =
     "  PATH             an SST file, or a DB directory (the SST files its\n"
     "                   MANIFEST lists; other *.sst files are orphans)\n"
     "  --db             sum each DB's filters up per level: files, keys,\n"
-    "                   bytes, bits/key, kinds, FPRs, and the expected\n"
-    "                   data-block reads of an absent-key Get\n"
+    "                   bytes, bits/key, kinds (each apart where RocksDB's\n"
+    "                   and ours mix), FPRs, and the expected data-block\n"
+    "                   reads of an absent-key Get\n"
     "  --json           print JSON instead of a table\n"
     "  --key K          may K be in each SST? (repeatable)\n"
     "  --keys-file F    the same for every line of F\n"
@@ -216,16 +217,8 @@ size_t SummarizeDbs(const Args& args) {
     const sstfilter::inspect::DbSummary summary =
         sstfilter::inspect::SummarizeDb(args.paths[i]);
     errors += summary.errors + !summary.status.ok();
-    for (const auto& family : summary.column_families) {
-      for (const auto& level : family.levels) {
-        for (const FileReport& file : level.files) {
-          if (!file.status.ok()) {
-            std::cout << std::flush;
-            std::cerr << sstfilter::inspect::FormatText(file, args.print);
-          }
-        }
-      }
-    }
+    std::cout << std::flush;
+    std::cerr << sstfilter::inspect::FormatFileErrorsText(summary);
     if (args.json) {
       std::cout << (i ? ",\n  " : "\n  ")
                 << sstfilter::inspect::FormatDbJson(summary);

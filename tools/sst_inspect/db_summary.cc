@@ -65,34 +65,70 @@ double BitsPerKey(uint64_t bytes, uint64_t keys) {
                   : 0;
 }
 
+// The FPR sums behind a FilesSummary.
+struct FprSums {
+  double plain = 0;
+  double key_weighted = 0;
+};
+
+// The figures of `files` (the readable ones), and their FPR sums.
+FilesSummary SummarizeFiles(const std::vector<const FileReport*>& files,
+                            FprSums* sums) {
+  FilesSummary summary;
+  for (const FileReport* file : files) {
+    const double fpr = FprSeenByGets(*file);
+    ++summary.num_files;
+    sums->plain += fpr;
+    sums->key_weighted += fpr * static_cast<double>(file->keys);
+    summary.keys += file->keys;
+    summary.filter_bytes += file->filter_bytes;
+  }
+  summary.bits_per_key = BitsPerKey(summary.filter_bytes, summary.keys);
+  if (summary.keys > 0) {
+    summary.fpr = sums->key_weighted / static_cast<double>(summary.keys);
+  } else if (summary.num_files > 0) {
+    summary.fpr = sums->plain / static_cast<double>(summary.num_files);
+  }
+  return summary;
+}
+
+// What files with `sums` add to an absent Get's reads on `level`, whose
+// files all have `level_figures`: see FilesSummary::reads_per_get.
+double ReadsPerGet(int level, const FprSums& sums,
+                   const FilesSummary& level_figures) {
+  if (level == 0) return sums.plain;
+  if (level_figures.keys > 0) {
+    return sums.key_weighted / static_cast<double>(level_figures.keys);
+  }
+  return level_figures.num_files > 0
+             ? sums.plain / static_cast<double>(level_figures.num_files)
+             : 0;
+}
+
 LevelSummary SummarizeLevel(int level, std::vector<FileReport> files) {
   LevelSummary summary;
   summary.level = level;
   summary.files = std::move(files);
-  std::set<std::string> kinds;
-  double fpr_sum = 0, key_weighted_fpr_sum = 0;
-  size_t readable = 0;
+  std::vector<const FileReport*> readable;
+  std::map<std::string, std::vector<const FileReport*>> by_kind;
   for (const FileReport& file : summary.files) {
     if (!file.status.ok()) continue;
-    const double fpr = FprSeenByGets(file);
-    ++readable;
-    fpr_sum += fpr;
-    key_weighted_fpr_sum += fpr * static_cast<double>(file.keys);
-    summary.keys += file.keys;
-    summary.filter_bytes += file.filter_bytes;
+    readable.push_back(&file);
     const std::string kind = KindName(file);
-    kinds.insert(kind.empty() ? "none" : kind);
+    by_kind[kind.empty() ? "none" : kind].push_back(&file);
   }
-  for (const std::string& kind : kinds) {
+  FprSums sums;
+  summary.figures = SummarizeFiles(readable, &sums);
+  summary.figures.reads_per_get = ReadsPerGet(level, sums, summary.figures);
+  for (const auto& [kind, kind_files] : by_kind) {
     summary.kinds += (summary.kinds.empty() ? "" : "+") + kind;
+    FprSums kind_sums;
+    KindSummary& added = summary.by_kind.emplace_back();
+    added.kind = kind;
+    added.figures = SummarizeFiles(kind_files, &kind_sums);
+    added.figures.reads_per_get =
+        ReadsPerGet(level, kind_sums, summary.figures);
   }
-  summary.bits_per_key = BitsPerKey(summary.filter_bytes, summary.keys);
-  if (summary.keys > 0) {
-    summary.fpr = key_weighted_fpr_sum / static_cast<double>(summary.keys);
-  } else if (readable > 0) {
-    summary.fpr = fpr_sum / static_cast<double>(readable);
-  }
-  summary.reads_per_get = level == 0 ? fpr_sum : summary.fpr;
   return summary;
 }
 
@@ -116,6 +152,15 @@ std::string Row(const std::string& label, const std::string& files,
 }
 
 std::string Reads(double reads) { return Printf("%.6f", reads); }
+
+// The figures after a JSON object's num_files, with their leading comma.
+std::string JsonFigures(const FilesSummary& figures) {
+  return Printf(", \"keys\": %" PRIu64 ", \"filter_bytes\": %" PRIu64,
+                figures.keys, figures.filter_bytes) +
+         ", \"bits_per_key\": " + JsonNumber(figures.bits_per_key) +
+         ", \"fpr\": " + JsonNumber(figures.fpr) +
+         ", \"reads_per_get\": " + JsonNumber(figures.reads_per_get);
+}
 
 }  // namespace
 
@@ -213,9 +258,9 @@ DbSummary SummarizeDb(const std::string& dir) {
       family.num_files += files.size();
       family.levels.push_back(SummarizeLevel(level, std::move(files)));
       const LevelSummary& added = family.levels.back();
-      family.keys += added.keys;
-      family.filter_bytes += added.filter_bytes;
-      family.expected_reads += added.reads_per_get;
+      family.keys += added.figures.keys;
+      family.filter_bytes += added.figures.filter_bytes;
+      family.expected_reads += added.figures.reads_per_get;
     }
     family.bits_per_key = BitsPerKey(family.filter_bytes, family.keys);
     summary.column_families.push_back(std::move(family));
@@ -237,17 +282,28 @@ std::string FormatDbText(const DbSummary& summary) {
                   "bits/key", "est. FPR", "reads/Get", "filter") +
            "\n";
     for (const LevelSummary& level : family.levels) {
-      out += Row("L" + std::to_string(level.level),
-                 std::to_string(level.files.size()), level.keys,
-                 level.filter_bytes, level.bits_per_key, Percent(level.fpr),
-                 Reads(level.reads_per_get), level.kinds);
-      if (level.level != 0) continue;
-      for (const FileReport& file : level.files) {
-        if (!file.status.ok()) continue;
-        const std::string kind = KindName(file);
-        out += Row("  " + FileName(file.path), "", file.keys, file.filter_bytes,
-                   file.bits_per_key, Percent(FprSeenByGets(file)),
-                   Reads(FprSeenByGets(file)), kind.empty() ? "none" : kind);
+      const FilesSummary& figures = level.figures;
+      out += Row(
+          "L" + std::to_string(level.level), std::to_string(level.files.size()),
+          figures.keys, figures.filter_bytes, figures.bits_per_key,
+          Percent(figures.fpr), Reads(figures.reads_per_get), level.kinds);
+      // A row per L0 file; below, a row per kind where kinds mix.
+      if (level.level == 0) {
+        for (const FileReport& file : level.files) {
+          if (!file.status.ok()) continue;
+          const std::string kind = KindName(file);
+          out +=
+              Row("  " + FileName(file.path), "", file.keys, file.filter_bytes,
+                  file.bits_per_key, Percent(FprSeenByGets(file)),
+                  Reads(FprSeenByGets(file)), kind.empty() ? "none" : kind);
+        }
+      } else if (level.by_kind.size() > 1) {
+        for (const KindSummary& kind : level.by_kind) {
+          const FilesSummary& part = kind.figures;
+          out += Row("", std::to_string(part.num_files), part.keys,
+                     part.filter_bytes, part.bits_per_key, Percent(part.fpr),
+                     Reads(part.reads_per_get), kind.kind);
+        }
       }
     }
     out += Row("total", std::to_string(family.num_files), family.keys,
@@ -284,15 +340,18 @@ std::string FormatDbJson(const DbSummary& summary) {
     for (size_t l = 0; l < family.levels.size(); ++l) {
       const LevelSummary& level = family.levels[l];
       out += (l ? ", " : "") +
-             Printf("{\"level\": %d, \"num_files\": %zu, \"keys\": %" PRIu64
-                    ", \"filter_bytes\": %" PRIu64,
-                    level.level, level.files.size(), level.keys,
-                    level.filter_bytes) +
-             ", \"bits_per_key\": " + JsonNumber(level.bits_per_key) +
-             ", \"kinds\": " + JsonString(level.kinds) +
-             ", \"fpr\": " + JsonNumber(level.fpr) +
-             ", \"reads_per_get\": " + JsonNumber(level.reads_per_get) +
-             ", \"files\": [";
+             Printf("{\"level\": %d, \"num_files\": %zu", level.level,
+                    level.files.size()) +
+             JsonFigures(level.figures) +
+             ", \"kinds\": " + JsonString(level.kinds) + ", \"by_kind\": [";
+      for (size_t k = 0; k < level.by_kind.size(); ++k) {
+        const KindSummary& kind = level.by_kind[k];
+        out += (k ? ", " : "") + std::string("{\"kind\": ") +
+               JsonString(kind.kind) +
+               Printf(", \"num_files\": %zu", kind.figures.num_files) +
+               JsonFigures(kind.figures) + "}";
+      }
+      out += "], \"files\": [";
       for (size_t i = 0; i < level.files.size(); ++i) {
         out += (i ? ", " : "") + FormatJson(level.files[i], PrintOptions());
       }
@@ -302,6 +361,18 @@ std::string FormatDbJson(const DbSummary& summary) {
   }
   return out + "], \"orphans\": " + FormatOrphansJson(summary.orphans) +
          Printf(", \"errors\": %zu}", summary.errors);
+}
+
+std::string FormatFileErrorsText(const DbSummary& summary) {
+  std::string out;
+  for (const ColumnFamilySummary& family : summary.column_families) {
+    for (const LevelSummary& level : family.levels) {
+      for (const FileReport& file : level.files) {
+        if (!file.status.ok()) out += FormatText(file, PrintOptions());
+      }
+    }
+  }
+  return out;
 }
 
 std::string FormatOrphansText(const std::vector<OrphanFile>& orphans) {

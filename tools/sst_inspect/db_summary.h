@@ -50,23 +50,43 @@ Status ListLiveFiles(const std::string& dir, std::vector<LiveFile>* files);
 std::vector<OrphanFile> FindOrphans(const std::string& dir,
                                     const std::vector<LiveFile>& live);
 
-// One populated level of a column family.
-struct LevelSummary {
-  int level = 0;
-  std::vector<FileReport> files;  // in the order of ListLiveFiles
-  uint64_t keys = 0;              // sum of the files' FileReport::keys
+// The figures of some of a level's files: all of them, or those of one
+// filter kind.
+struct FilesSummary {
+  size_t num_files = 0;  // readable ones
+  uint64_t keys = 0;     // sum of the files' FileReport::keys
   uint64_t filter_bytes = 0;
   double bits_per_key = 0;  // 0 when keys is 0
-  // The files' filter kinds joined by "+", in name order ("BlockedBloom",
-  // "BlockedBloom+Cuckoo"); "none" for a file without a filter.
-  std::string kinds;
   // The key-weighted mean of the files' FPRs (a plain mean if no file knows
   // its keys). A file without a filter counts as FPR 1: every Get that
   // reaches it reads a data block. Files that could not be read count not.
   double fpr = 0;
-  // What this level adds to an absent Get's data-block reads: the sum of
-  // the files' FPRs on L0, `fpr` below.
+  // What these files add to an absent Get's data-block reads: on L0 the
+  // sum of their FPRs; below, their share of the level's `fpr` (a Get
+  // meets one file of the level, of these with their share of its keys).
   double reads_per_get = 0;
+};
+
+// The files of one filter kind on a level.
+struct KindSummary {
+  // KindName of the files ("BlockedBloom", "FastLocalBloom", ...), "none"
+  // for files without a filter.
+  std::string kind;
+  FilesSummary figures;
+};
+
+// One populated level of a column family.
+struct LevelSummary {
+  int level = 0;
+  std::vector<FileReport> files;  // in the order of ListLiveFiles
+  FilesSummary figures;           // of all its readable files
+  // The files' filter kinds joined by "+", in name order ("BlockedBloom",
+  // "BlockedBloom+FastLocalBloom"); "none" for a file without a filter.
+  std::string kinds;
+  // Each kind's files, in the same order: after a switch of policy a level
+  // holds RocksDB's filters beside ours until compaction rewrites it. Their
+  // reads_per_get add up to the level's.
+  std::vector<KindSummary> by_kind;
 };
 
 struct ColumnFamilySummary {
@@ -93,11 +113,14 @@ struct DbSummary {
 // Lists the DB's live files and orphans and reads every live file.
 DbSummary SummarizeDb(const std::string& dir);
 
-// A table per column family: a row per level and per L0 file, the totals,
-// the expected reads; then the orphans. Or one "path: error" line.
+// A table per column family: a row per level, per L0 file and, on a level of
+// several filter kinds, per kind; the totals, the expected reads; then the
+// orphans. Or one "path: error" line.
 std::string FormatDbText(const DbSummary& summary);
 // One JSON object (no trailing newline); each file as FormatJson gives it.
 std::string FormatDbJson(const DbSummary& summary);
+// A "path: error" line per live file that could not be read ("" for none).
+std::string FormatFileErrorsText(const DbSummary& summary);
 
 // The orphans as text lines under a heading ("" for none), and as a JSON
 // array.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "builtin_format.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/detail/endian.h"
@@ -12,34 +13,13 @@
 namespace sstfilter::sst {
 namespace {
 
-using detail::LoadLittleEndian;
+using rocksdb_plugin::BuiltinFormat;
+using rocksdb_plugin::BuiltinKind;
 
-// RocksDB's built-in filters end in 5 metadata bytes (filter_policy.cc,
-// GetBuiltinFilterBitsReader): a signed byte that is the legacy Bloom
-// filter's num_probes (> 0) or a marker for newer kinds (< 0), then 4 bytes
-// whose meaning depends on it.
-constexpr size_t kBuiltinMetadataBytes = 5;
-constexpr int8_t kNewBloomMarker = -1;
-constexpr int8_t kRibbonMarker = -2;
-constexpr size_t kCacheLineBytes = 64;
 // Standard128Ribbon: 128-bit coefficient rows ("blocks" of 128 slots) and
 // at most 32 solution columns (filter_policy.cc, Standard128RibbonTypes).
 constexpr uint64_t kRibbonSlotsPerBlock = 128;
-constexpr size_t kRibbonSegmentBytes = 16;
 constexpr uint64_t kRibbonMaxColumns = 32;
-
-double FillRatio(std::string_view bits) {
-  if (bits.empty()) return 0;
-  uint64_t set = 0;
-  size_t i = 0;
-  for (; i + 8 <= bits.size(); i += 8) {
-    set += __builtin_popcountll(LoadLittleEndian<uint64_t>(bits.data() + i));
-  }
-  for (; i < bits.size(); ++i) {
-    set += __builtin_popcount(static_cast<uint8_t>(bits[i]));
-  }
-  return static_cast<double>(set) / (8.0 * static_cast<double>(bits.size()));
-}
 
 // The chance that `probes` random bits of a random line of `lines` are all
 // set: the mean over lines of fill^probes. Per line rather than from the
@@ -110,138 +90,115 @@ Status DescribeSstfilter(std::string_view bytes, FilterBlockInfo* info) {
   return Status::Ok();
 }
 
-// Marker -1: "new Bloom", of which sub-implementation 0 with 64-byte blocks
-// is FastLocalBloom (Putze, Sanders, Singler's cache-local Bloom filter).
-Status DescribeNewBloom(std::string_view data, std::string_view metadata,
-                        FilterBlockInfo* info) {
-  const uint8_t sub_impl = static_cast<uint8_t>(metadata[1]);
-  const uint8_t block_and_probes = static_cast<uint8_t>(metadata[2]);
-  const uint32_t log2_block_bytes = ((block_and_probes >> 5) & 7) + 6;
-  const uint32_t num_probes = block_and_probes & 31;
-  const uint16_t reserved = LoadLittleEndian<uint16_t>(metadata.data() + 3);
-  if (sub_impl != 0 || log2_block_bytes != 6 || num_probes < 1 ||
-      num_probes > 30 || reserved != 0) {
-    return Status::NotSupported(
-        "RocksDB new-Bloom variant (sub-implementation " +
-        std::to_string(sub_impl) + ", " +
-        std::to_string(1u << log2_block_bytes) + "-byte blocks, " +
-        std::to_string(num_probes) + " probes) is unknown to this tool");
-  }
-  if (data.size() % kCacheLineBytes != 0) {
-    return Status::Corruption("FastLocalBloom data of " +
-                              std::to_string(data.size()) +
-                              " bytes is not whole 64-byte blocks");
-  }
-  info->kind = "FastLocalBloom";
-  info->params = {
-      {"marker", kNewBloomMarker},
-      {"num_probes", num_probes},
-      {"block_bytes", kCacheLineBytes},
-      {"num_blocks", static_cast<int64_t>(data.size() / kCacheLineBytes)},
-  };
-  SetOneLineBloomFigures(data, kCacheLineBytes, num_probes, info);
-  return Status::Ok();
+// The legacy Bloom steps its probes by a rotation of the hash, modulo the
+// line's bits, so a step of 0 (1 in 512) probes one bit and short cycles
+// probe few: an FPR above the fill's (rocksdb#4120). What that adds, by
+// RocksDB's own fit (util/bloom_impl.h, LegacyLocalityBloomImpl::
+// EstimatedFpRate), at the bits/key the fill implies: k probes a key fill
+// 1 - e^(-k / bits_per_key) of the bits.
+double LegacyProbeFlawRate(double fill, uint32_t num_probes) {
+  const double bits_per_key =
+      fill < 1 ? -static_cast<double>(num_probes) / std::log1p(-fill) : 0;
+  return 0.1 / (bits_per_key * 0.75 + 22);
 }
 
-// Marker -2: Standard128Ribbon (Dillinger and Walzer, "Ribbon filter:
-// practically smaller than Bloom and Xor", 2021).
-Status DescribeRibbon(std::string_view data, std::string_view metadata,
-                      FilterBlockInfo* info) {
-  const uint8_t seed = static_cast<uint8_t>(metadata[1]);
-  const uint64_t num_blocks = static_cast<uint8_t>(metadata[2]) |
-                              static_cast<uint8_t>(metadata[3]) << 8 |
-                              static_cast<uint8_t>(metadata[4]) << 16;
-  if (num_blocks < 2) {
-    return Status::NotSupported("Ribbon filter with " +
-                                std::to_string(num_blocks) +
-                                " blocks (RocksDB reads it as always-match)");
-  }
-  if (data.size() % kRibbonSegmentBytes != 0) {
-    return Status::Corruption("Ribbon solution of " +
-                              std::to_string(data.size()) +
-                              " bytes is not whole 16-byte segments");
-  }
+// Standard128Ribbon (Dillinger and Walzer, "Ribbon filter: practically
+// smaller than Bloom and Xor", 2021): its FPR from how many solution
+// columns a query's block has.
+void DescribeRibbon(const BuiltinFormat& format, FilterBlockInfo* info) {
   // The solution has num_segments 128-bit columns spread over the blocks:
   // the first `lower_blocks` blocks get one column fewer than the rest
   // (ribbon_impl.h, SerializableInterleavedSolution::InternalConfigure).
-  const uint64_t num_segments = data.size() / kRibbonSegmentBytes;
-  uint64_t columns = (num_segments + num_blocks - 1) / num_blocks;
-  uint64_t lower_blocks = columns * num_blocks - num_segments;
+  uint64_t columns =
+      (format.num_segments + format.num_blocks - 1) / format.num_blocks;
+  uint64_t lower_blocks = columns * format.num_blocks - format.num_segments;
   if (columns > kRibbonMaxColumns) {
     columns = kRibbonMaxColumns;
     lower_blocks = 0;
   }
   const double num_starts = static_cast<double>(
-      num_blocks * kRibbonSlotsPerBlock - kRibbonSlotsPerBlock + 1);
+      format.num_blocks * kRibbonSlotsPerBlock - kRibbonSlotsPerBlock + 1);
   const double lower_portion =
       std::min(1.0, static_cast<double>(lower_blocks * kRibbonSlotsPerBlock) /
                         num_starts);
-  info->kind = "Ribbon128";
   info->params = {
-      {"marker", kRibbonMarker},
-      {"seed", seed},
-      {"num_blocks", static_cast<int64_t>(num_blocks)},
-      {"num_slots", static_cast<int64_t>(num_blocks * kRibbonSlotsPerBlock)},
+      {"marker", -2},
+      {"seed", format.seed},
+      {"num_blocks", static_cast<int64_t>(format.num_blocks)},
+      {"num_slots",
+       static_cast<int64_t>(format.num_blocks * kRibbonSlotsPerBlock)},
       {"upper_columns", static_cast<int64_t>(columns)},
   };
   info->fpr = lower_portion * std::pow(0.5, static_cast<double>(columns) - 1) +
               (1 - lower_portion) * std::pow(0.5, static_cast<double>(columns));
-  return Status::Ok();
 }
 
-// A positive first metadata byte: the legacy (pre-5.x "full filter") Bloom
-// filter, num_probes then a 32-bit line count; lines are normally 64 bytes
-// but another power of two is read as the writing machine's line size.
-Status DescribeLegacyBloom(std::string_view data, std::string_view metadata,
-                           FilterBlockInfo* info) {
-  const uint32_t num_probes = static_cast<uint8_t>(metadata[0]);
-  const uint64_t num_lines = LoadLittleEndian<uint32_t>(metadata.data() + 1);
-  uint64_t line_bytes = 1;
-  while (num_lines != 0 && num_lines * line_bytes < data.size()) {
-    line_bytes <<= 1;
-  }
-  if (num_lines == 0 || num_lines * line_bytes != data.size()) {
-    return Status::Corruption(
-        "legacy Bloom filter: " + std::to_string(data.size()) +
-        " bytes are not " + std::to_string(num_lines) + " power-of-two lines");
-  }
-  info->kind = "LegacyBloom";
-  info->params = {
-      {"num_probes", num_probes},
-      {"line_bytes", static_cast<int64_t>(line_bytes)},
-      {"num_lines", static_cast<int64_t>(num_lines)},
-  };
-  SetOneLineBloomFigures(data, line_bytes, num_probes, info);
-  return Status::Ok();
-}
-
+// A block of RocksDB's built-in family that is not ours, by the rules its
+// reader follows (builtin_format.h).
 Status DescribeBuiltin(std::string_view bytes, FilterBlockInfo* info) {
+  const BuiltinFormat format = rocksdb_plugin::ReadBuiltinFormat(bytes);
+  // The Bloom kinds' lines: all but the metadata.
+  const std::string_view lines =
+      bytes.substr(0, format.num_lines * format.line_bytes);
   info->family = "rocksdb";
   info->bytes = bytes.size();
-  if (bytes.size() <= kBuiltinMetadataBytes) {
-    // RocksDB reads a block this short as "no keys added".
-    info->kind = "Empty";
-    info->keys_known = true;
-    return Status::Ok();
+  switch (format.kind) {
+    case BuiltinKind::kEmpty:
+      // RocksDB reads a block this short as "no keys added".
+      info->kind = "Empty";
+      info->keys_known = true;
+      return Status::Ok();
+    case BuiltinKind::kAlwaysTrue:
+      info->kind = "AlwaysTrue";
+      info->params = {{"num_probes", 0}};
+      info->fpr = 1;
+      return Status::Ok();
+    case BuiltinKind::kLegacyBloom:
+      // The pre-5.x "full filter" Bloom, one line per key.
+      info->kind = "LegacyBloom";
+      info->params = {
+          {"num_probes", format.num_probes},
+          {"line_bytes", static_cast<int64_t>(format.line_bytes)},
+          {"num_lines", static_cast<int64_t>(format.num_lines)},
+      };
+      SetOneLineBloomFigures(lines, format.line_bytes, format.num_probes, info);
+      info->fpr = std::min(
+          1.0,
+          info->fpr + LegacyProbeFlawRate(info->occupancy, format.num_probes));
+      return Status::Ok();
+    case BuiltinKind::kFastLocalBloom:
+      // Putze, Sanders and Singler's cache-local Bloom filter.
+      info->kind = "FastLocalBloom";
+      info->params = {
+          {"marker", -1},
+          {"num_probes", format.num_probes},
+          {"block_bytes", static_cast<int64_t>(format.line_bytes)},
+          {"num_blocks", static_cast<int64_t>(format.num_lines)},
+      };
+      SetOneLineBloomFigures(lines, format.line_bytes, format.num_probes, info);
+      return Status::Ok();
+    case BuiltinKind::kRibbon128:
+      info->kind = "Ribbon128";
+      DescribeRibbon(format, info);
+      return Status::Ok();
+    case BuiltinKind::kMalformed:
+      break;
   }
-  const std::string_view data =
-      bytes.substr(0, bytes.size() - kBuiltinMetadataBytes);
-  const std::string_view metadata = bytes.substr(data.size());
-  const int8_t marker = static_cast<int8_t>(metadata[0]);
-  if (marker == 0) {
-    info->kind = "AlwaysTrue";
-    info->params = {{"num_probes", 0}};
-    info->fpr = 1;
-    return Status::Ok();
-  }
-  if (marker == kNewBloomMarker) return DescribeNewBloom(data, metadata, info);
-  if (marker == kRibbonMarker) return DescribeRibbon(data, metadata, info);
-  if (marker < 0) {
-    return Status::NotSupported("RocksDB filter marker " +
-                                std::to_string(marker) +
-                                " is unknown to this tool");
-  }
-  return DescribeLegacyBloom(data, metadata, info);
+  // A reserved marker, an unknown variant or sizes that do not add up: the
+  // metadata cannot tell a later format from damage.
+  return Status::NotSupported("not a RocksDB filter this tool knows: " +
+                              format.error);
+}
+
+// Under RocksDB's family name, ours (sstfilter/format.h) and RocksDB's told
+// apart as the plugin's reader tells them (filter_bits.h, NewBitsReader):
+// a block that parses as ours, or has our trailer tag, is ours.
+Status DescribeFamilyBlock(std::string_view bytes, FilterBlockInfo* info) {
+  Status ours = DescribeSstfilter(bytes, info);
+  FormatTag tag;
+  if (ours.ok() || ReadTrailerTag(bytes, &tag)) return ours;
+  *info = FilterBlockInfo();
+  return DescribeBuiltin(bytes, info);
 }
 
 }  // namespace
@@ -250,10 +207,10 @@ Status DescribeFilterBlock(std::string_view compatibility_name,
                            std::string_view bytes, FilterBlockInfo* info) {
   FilterBlockInfo result;
   Status s;
-  if (compatibility_name == "sstfilter") {
+  if (compatibility_name == kSstfilterCompatibilityName) {
     s = DescribeSstfilter(bytes, &result);
   } else if (compatibility_name == kBuiltinCompatibilityName) {
-    s = DescribeBuiltin(bytes, &result);
+    s = DescribeFamilyBlock(bytes, &result);
   } else {
     s = Status::NotSupported("filters of policy family \"" +
                              std::string(compatibility_name) +

@@ -3,11 +3,15 @@
 //
 // A block is read as the family its meta block name announces (the
 // CompatibilityName after "fullfilter." or "partitionedfilter."):
-//   "sstfilter"                   sstfilter's formats (sstfilter/format.h)
-//   "rocksdb.BuiltinBloomFilter"  RocksDB's built-in filters, told apart by
-//                                 their 5 trailing metadata bytes
-//                                 (RocksDB 7.8 filter_policy.cc,
-//                                 GetBuiltinFilterBitsReader)
+//   "sstfilter"                   sstfilter's formats (sstfilter/format.h),
+//                                 as sstfilter 0.1 and the policy option
+//                                 compatibility_name=sstfilter write them
+//   "rocksdb.BuiltinBloomFilter"  the family sstfilter shares with RocksDB:
+//                                 a block of ours (it parses, or has our
+//                                 trailer tag), else one of RocksDB's
+//                                 built-in filters, told apart by their 5
+//                                 trailing metadata bytes
+//                                 (rocksdb_plugin/src/builtin_format.h)
 // Nothing here needs RocksDB; answering queries is the inspector's job.
 #pragma once
 
@@ -20,8 +24,10 @@
 
 namespace sstfilter::sst {
 
+// The family names (rocksdb_plugin.h, which needs RocksDB, names them too).
 inline constexpr char kBuiltinCompatibilityName[] =
     "rocksdb.BuiltinBloomFilter";
+inline constexpr char kSstfilterCompatibilityName[] = "sstfilter";
 
 // A named layout parameter, e.g. {"num_probes", 7}.
 struct FilterParam {
@@ -49,15 +55,17 @@ struct FilterBlockInfo {
   double occupancy = 0;
   // FPR estimated from the block as it is. Bloom kinds: the chance that a
   // query's probes all hit set bits, from each line's own fill (a query
-  // probes one line, or two for BlockedBloom). Cuckoo: from the items in a
-  // query's two buckets. Ribbon: 2^-(solution bits per key slot), as
-  // ribbon_impl.h ExpectedFpRate.
+  // probes one line, or two for BlockedBloom), plus for the legacy Bloom
+  // what its correlated probes add. Cuckoo: from the items in a query's two
+  // buckets. Ribbon: 2^-(solution bits per key slot), as ribbon_impl.h
+  // ExpectedFpRate.
   double fpr = 0;
 };
 
 // Describes the filter block `bytes` of the family `compatibility_name`.
 // Corruption if the bytes are not a valid filter of that family,
-// NotSupported for an unknown family, kind or version.
+// NotSupported for an unknown family, kind or version (for RocksDB's
+// kinds, any metadata its reader would not read as that kind).
 Status DescribeFilterBlock(std::string_view compatibility_name,
                            std::string_view bytes, FilterBlockInfo* info);
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cinttypes>
 #include <memory>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "output_format.h"
 #include "rocksdb/convenience.h"
@@ -34,25 +36,38 @@ Status InContext(const Status& s, const std::string& where) {
   }
 }
 
-// A policy whose FilterBitsReader reads every filter of `family`: all
-// sstfilter policies read both of sstfilter's kinds, and every built-in
-// policy reads every built-in kind. Registered in a private registry, so
-// the process's default ObjectLibrary is left alone.
+static_assert(std::string_view(sst::kBuiltinCompatibilityName) ==
+              kRocksdbFamilyCompatibilityName);
+static_assert(std::string_view(sst::kSstfilterCompatibilityName) ==
+              kSstfilterCompatibilityName);
+
+// The policy whose FilterBitsReader RocksDB would use on filters of
+// `family`: ours, under either of its names, reads every filter of that
+// family (in RocksDB's, its built-in kinds through RocksDB's own reader).
+// Registered in a private registry, so the process's default ObjectLibrary
+// is left alone.
 const rdb::FilterPolicy* ReaderPolicy(const std::string& family) {
   static const auto policies = [] {
     rdb::ConfigOptions config;
     config.registry = rdb::ObjectRegistry::NewInstance();
     config.registry->AddLibrary("sstfilter", RegisterSstfilterPolicies, "");
-    std::shared_ptr<const rdb::FilterPolicy> ours, builtin;
-    rdb::FilterPolicy::CreateFromString(config, "sstfilter.BlockedBloom:10",
-                                        &ours)
-        .PermitUncheckedError();
-    rdb::FilterPolicy::CreateFromString(config, "bloomfilter:10", &builtin)
-        .PermitUncheckedError();
-    return std::make_pair(ours, builtin);
+    std::vector<std::shared_ptr<const rdb::FilterPolicy>> readers;
+    for (const char* name :
+         {kRocksdbFamilyCompatibilityName, kSstfilterCompatibilityName}) {
+      std::shared_ptr<const rdb::FilterPolicy> policy;
+      rdb::FilterPolicy::CreateFromString(
+          config,
+          std::string("id=sstfilter.BlockedBloom:10;compatibility_name=") +
+              name,
+          &policy)
+          .PermitUncheckedError();
+      if (policy != nullptr) readers.push_back(std::move(policy));
+    }
+    return readers;
   }();
-  if (family == "sstfilter") return policies.first.get();
-  if (family == sst::kBuiltinCompatibilityName) return policies.second.get();
+  for (const auto& policy : policies) {
+    if (family == policy->CompatibilityName()) return policy.get();
+  }
   return nullptr;
 }
 

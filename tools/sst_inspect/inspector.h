@@ -1,12 +1,14 @@
 // inspector.h: the filter-block inspector behind sstfilter-inspect.
 //
 // For one SST file it reports which filter built each filter block (the
-// full filter, or every partition of a partitioned one), what it costs
-// (bytes, bits/key against the table's key count), how full it is and the
-// FPR that implies, and answers "may this key be in the SST?" from the
-// filter alone, exactly as RocksDB would: through the FilterPolicy reader
-// of the block's family (sstfilter's or RocksDB's built-in), with the
-// partition RocksDB would consult.
+// full filter, or every partition of a partitioned one): sstfilter's, or
+// RocksDB's built-in ones, which share a family name with ours
+// (filter_block_decoder.h). It says what the filter costs (bytes, bits/key
+// against the table's key count), how full it is and the FPR that implies,
+// and answers "may this key be in the SST?" from the filter alone, exactly
+// as RocksDB with the plugin would: through the FilterBitsReader of an
+// sstfilter policy of the block's family name, with the partition RocksDB
+// would consult.
 #pragma once
 
 #include <cstdint>

@@ -74,8 +74,9 @@ struct Table {
   std::map<std::string, std::string> properties;
 
   FilterLayout filter_layout = FilterLayout::kNone;
-  std::string filter_meta_name;    // e.g. "fullfilter.sstfilter"
-  std::string compatibility_name;  // e.g. "sstfilter"
+  // e.g. "fullfilter.rocksdb.BuiltinBloomFilter", "partitionedfilter.sstfilter"
+  std::string filter_meta_name;
+  std::string compatibility_name;  // e.g. "rocksdb.BuiltinBloomFilter"
   BlockHandle filter_handle;       // the filter, or the partition index
   std::vector<FilterPartition> partitions;  // kPartitioned only
 
