@@ -18,7 +18,7 @@
 #include "sstfilter/cuckoo_filter.h"
 
 // The packed-slot table, for its per-slot reference probe.
-#include "detail/cuckoo_packed_table.h"
+#include "cuckoo/packed_slots.h"
 #include "sstfilter/detail/endian.h"
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"

@@ -10,7 +10,7 @@
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/object_registry.h"
-#include "rocksdb_compat.h"
+#include "rocksdb_db_compat.h"
 #include "sstfilter/rocksdb_plugin.h"
 #include "table/block_based/filter_policy_internal.h"
 

@@ -6,21 +6,25 @@ namespace sstfilter {
 namespace {
 
 template <typename View>
-Status ParseAs(std::string_view bytes,
-               std::variant<BlockedBloomView, CuckooView>* out) {
+Status ParseAs(
+    std::string_view bytes,
+    std::variant<std::monostate, BlockedBloomView, CuckooView>* out) {
   View view;
   Status s = View::Parse(bytes, &view);
   if (s.ok()) *out = std::move(view);
   return s;
 }
 
-Status ParseKind(std::string_view bytes, FilterKind kind,
-                 std::variant<BlockedBloomView, CuckooView>* out) {
+Status ParseKind(
+    std::string_view bytes, FilterKind kind,
+    std::variant<std::monostate, BlockedBloomView, CuckooView>* out) {
   switch (kind) {
     case FilterKind::kBlockedBloom:
       return ParseAs<BlockedBloomView>(bytes, out);
     case FilterKind::kCuckoo:
       return ParseAs<CuckooView>(bytes, out);
+    case FilterKind::kNone:
+      break;
   }
   return Status::NotSupported("unknown filter kind " +
                               std::to_string(static_cast<int>(kind)));

@@ -20,6 +20,8 @@ const char* FilterKindName(FilterKind kind) {
       return "BlockedBloom";
     case FilterKind::kCuckoo:
       return "Cuckoo";
+    case FilterKind::kNone:
+      return "none";
   }
   return "unknown";
 }

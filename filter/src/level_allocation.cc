@@ -87,11 +87,6 @@ const FilterChoice& Cheapest(double price, double max_bits) {
 
 }  // namespace
 
-double StaticCuckooBitsPerKey(uint32_t fingerprint_bits) {
-  return static_cast<double>(StaticCuckooBytes(kModelKeys, fingerprint_bits)) *
-         8.0 / static_cast<double>(kModelKeys);
-}
-
 FilterChoice BestFilterFor(double bits_per_key) {
   if (!(bits_per_key >= LevelAllocation::kMinBitsPerKey)) {
     bits_per_key = LevelAllocation::kMinBitsPerKey;  // also catches NaN

@@ -2,7 +2,7 @@
 
 #include <atomic>
 
-#include "detail/simd_internal.h"
+#include "simd_internal.h"
 
 namespace sstfilter {
 
@@ -11,7 +11,7 @@ bool SimdPathSupported(SimdPath path) {
     case SimdPath::kScalar:
       return true;
     case SimdPath::kAvx2:
-#if defined(__x86_64__) && defined(SSTFILTER_HAVE_AVX2_TU)
+#if defined(__x86_64__)
       __builtin_cpu_init();  // may run during static initialization
       return __builtin_cpu_supports("avx2");
 #else

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "detail/cuckoo_common.h"
+#include "cuckoo/cuckoo_common.h"
 #include "sstfilter/cuckoo_filter.h"
 
 namespace sstfilter {

@@ -26,12 +26,12 @@ enum class BuiltinKind {
 
 struct BuiltinFormat {
   BuiltinKind kind = BuiltinKind::kMalformed;
-  std::string error;        // why kMalformed
-  uint32_t num_probes = 0;  // the Bloom kinds
-  uint64_t line_bytes = 0;  // the Bloom kinds: a cache line, or a block
-  uint64_t num_lines = 0;   // the Bloom kinds
-  uint32_t seed = 0;        // Ribbon
-  uint64_t num_blocks = 0;  // Ribbon: 128 slots each
+  std::string error;          // why kMalformed
+  uint32_t num_probes = 0;    // the Bloom kinds
+  uint64_t line_bytes = 0;    // the Bloom kinds: a cache line, or a block
+  uint64_t num_lines = 0;     // the Bloom kinds
+  uint32_t seed = 0;          // Ribbon
+  uint64_t num_blocks = 0;    // Ribbon: 128 slots each
   uint64_t num_segments = 0;  // Ribbon: 16-byte solution segments
 };
 

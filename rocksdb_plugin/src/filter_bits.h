@@ -1,10 +1,12 @@
-// The FilterBitsBuilder and FilterBitsReader behind every sstfilter policy:
-// adapters from RocksDB's interfaces to filter/, with no filter math here.
+// The FilterBitsBuilder (builder.cc) and FilterBitsReader (readers.cc)
+// behind every sstfilter policy: adapters from RocksDB's interfaces to
+// filter/, with no filter math here.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "rocksdb_compat.h"
 #include "sstfilter/format.h"
@@ -12,6 +14,10 @@
 #include "table/block_based/filter_policy_internal.h"
 
 namespace sstfilter::rocksdb_plugin {
+
+inline std::string_view ToView(const ROCKSDB_NAMESPACE::Slice& s) {
+  return std::string_view(s.data(), s.size());
+}
 
 // The largest filter block a builder writes: 4 GiB - 1. RocksDB's own
 // builders never reach 4 GiB (table/block_based/filter_policy.cc:

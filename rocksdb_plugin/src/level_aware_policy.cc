@@ -25,7 +25,9 @@
 #include <vector>
 
 #include "filter_bits.h"
-#include "policy_ids.h"
+#include "id_grammar.h"
+#include "policies.h"
+#include "policy_base.h"
 #include "rocksdb/table.h"
 #include "sstfilter/level_allocation.h"
 #include "sstfilter/usable_space.h"
@@ -41,7 +43,7 @@ using RocksStatus = ROCKSDB_NAMESPACE::Status;
 constexpr int64_t kDefaultSizeRatioMillis = 10000;  // RocksDB's default T
 // Trees deeper than this are allocated as this many levels: the levels
 // above hold a vanishing share and get the top's filter.
-constexpr int kMaxShapeLevels = 16;
+constexpr int kMaxTreeLevels = 16;
 
 // Raises (or lowers) `target` to `value` if that is higher (lower).
 void StoreMax(std::atomic<int>& target, int value) {
@@ -103,9 +105,8 @@ class LevelAwarePolicy : public PolicyBase {
   // FPR stays at or below the level's targets.
   static size_t BalanceIndex(const FilterBuildingContext& context) {
     const int level = TreeLevel(context);
-    return level < 0
-               ? kMaxShapeLevels
-               : static_cast<size_t>(std::min(level, kMaxShapeLevels - 1));
+    return level < 0 ? kMaxTreeLevels
+                     : static_cast<size_t>(std::min(level, kMaxTreeLevels - 1));
   }
 
   FilterChoice ChoiceFor(const FilterBuildingContext& context) const {
@@ -118,11 +119,11 @@ class LevelAwarePolicy : public PolicyBase {
     const int shallowest =
         std::min(shallowest_.load(std::memory_order_relaxed), deepest);
     // Levels shallowest..deepest, plus L0 above them.
-    const int num_levels = std::min(deepest - shallowest + 2, kMaxShapeLevels);
+    const int num_levels = std::min(deepest - shallowest + 2, kMaxTreeLevels);
     const int from_bottom =
         level == 0 ? num_levels - 1
                    : std::clamp(deepest - level, 0, num_levels - 2);
-    return Shape(num_levels).levels[from_bottom];
+    return AllocationFor(num_levels).levels[from_bottom];
   }
 
   void Learn(const FilterBuildingContext& context, int level) const {
@@ -135,14 +136,14 @@ class LevelAwarePolicy : public PolicyBase {
   }
 
   // The allocation for a tree of `num_levels` levels, made once.
-  const LevelAllocation& Shape(int num_levels) const {
+  const LevelAllocation& AllocationFor(int num_levels) const {
     const int i = num_levels - 1;
-    std::call_once(shape_once_[i], [&] {
+    std::call_once(allocation_once_[i], [&] {
       // The arguments were checked when the policy was made.
       AllocateLevelBits(BitsPerKey(), SizeRatio(),
-                        static_cast<uint32_t>(num_levels), &shapes_[i]);
+                        static_cast<uint32_t>(num_levels), &allocations_[i]);
     });
-    return shapes_[i];
+    return allocations_[i];
   }
 
   const int64_t millibits_;
@@ -151,21 +152,19 @@ class LevelAwarePolicy : public PolicyBase {
   // What builds have shown of the tree, shared by every table's builder.
   mutable std::atomic<int> shallowest_{INT_MAX};
   mutable std::atomic<int> deepest_{0};
-  mutable std::array<std::once_flag, kMaxShapeLevels> shape_once_;
-  mutable std::array<LevelAllocation, kMaxShapeLevels> shapes_;
-  mutable std::array<FprBalance, kMaxShapeLevels + 1> memory_balances_;
+  mutable std::array<std::once_flag, kMaxTreeLevels> allocation_once_;
+  mutable std::array<LevelAllocation, kMaxTreeLevels> allocations_;
+  mutable std::array<FprBalance, kMaxTreeLevels + 1> memory_balances_;
 };
 
 }  // namespace
 
 RocksStatus NewLevelAware(const std::vector<std::string_view>& fields,
                           std::unique_ptr<const FilterPolicy>* policy) {
-  if (fields.empty() || fields.size() > 2) {
-    return RocksStatus::InvalidArgument(
-        "expected <avg_bits_per_key>[:<size_ratio>]");
-  }
   int64_t millibits;
-  RocksStatus s = ParseBloomBitsPerKey(fields[0], &millibits);
+  RocksStatus s =
+      CheckFieldCount(fields, 2, "<avg_bits_per_key>[:<size_ratio>]");
+  if (s.ok()) s = ParseBloomBitsPerKey(fields[0], &millibits);
   if (!s.ok()) return s;
   int64_t ratio_millis = kDefaultSizeRatioMillis;
   if (fields.size() == 2 && !ParseDecimalMillis(fields[1], &ratio_millis)) {

@@ -1,21 +1,18 @@
-// The one place that knows how RocksDB's interfaces differ between the
-// releases sstfilter supports (Debian's 7.8.3 up to 11.x), decided from
-// rocksdb/version.h. The plugin always implements the newest filter
-// interface, and these macros say which of its methods RocksDB's base class
-// declares (and so which ones override); the tools and tests read what
-// changed elsewhere through the functions at the end. Sources:
+// The one place that knows how the RocksDB interfaces the plugin uses differ
+// between the releases sstfilter supports (Debian's 7.8.3 up to 11.x),
+// decided from rocksdb/version.h. The plugin always implements the newest
+// filter interface, and these macros say which of its methods RocksDB's
+// base class declares (and so which ones override). What the tools, tests
+// and benchmarks need of the DB API is tools/rocksdb_db_compat.h. Sources:
 // table/block_based/filter_policy_internal.h, include/rocksdb/*.h and
 // HISTORY.md of each release.
 #pragma once
 
-#include <memory>
-#include <string>
-#include <vector>
+#include <cstddef>
 
 #include "rocksdb/cache.h"
-#include "rocksdb/db.h"
-#include "rocksdb/statistics.h"
-#include "rocksdb/table_properties.h"
+#include "rocksdb/slice.h"
+#include "rocksdb/status.h"
 #include "rocksdb/version.h"
 
 #define SSTFILTER_ROCKSDB_AT_LEAST(major, minor) \
@@ -44,57 +41,6 @@
 
 namespace sstfilter::rocksdb_compat {
 
-// DB::Open into a std::unique_ptr. RocksDB 9 added these overloads and 10
-// removed the DB** ones.
-inline ROCKSDB_NAMESPACE::Status OpenDb(
-    const ROCKSDB_NAMESPACE::Options& options, const std::string& path,
-    std::unique_ptr<ROCKSDB_NAMESPACE::DB>* db) {
-#if SSTFILTER_ROCKSDB_AT_LEAST(10, 0)
-  return ROCKSDB_NAMESPACE::DB::Open(options, path, db);
-#else
-  ROCKSDB_NAMESPACE::DB* raw = nullptr;
-  const ROCKSDB_NAMESPACE::Status s =
-      ROCKSDB_NAMESPACE::DB::Open(options, path, &raw);
-  db->reset(raw);
-  return s;
-#endif
-}
-
-inline ROCKSDB_NAMESPACE::Status OpenDb(
-    const ROCKSDB_NAMESPACE::DBOptions& options, const std::string& path,
-    const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor>& families,
-    std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>* handles,
-    std::unique_ptr<ROCKSDB_NAMESPACE::DB>* db) {
-#if SSTFILTER_ROCKSDB_AT_LEAST(10, 0)
-  return ROCKSDB_NAMESPACE::DB::Open(options, path, families, handles, db);
-#else
-  ROCKSDB_NAMESPACE::DB* raw = nullptr;
-  const ROCKSDB_NAMESPACE::Status s =
-      ROCKSDB_NAMESPACE::DB::Open(options, path, families, handles, &raw);
-  db->reset(raw);
-  return s;
-#endif
-}
-
-// DB::OpenForReadOnly into a std::unique_ptr: the same change as for Open
-// (11.x has no DB** form).
-inline ROCKSDB_NAMESPACE::Status OpenDbForReadOnly(
-    const ROCKSDB_NAMESPACE::DBOptions& options, const std::string& path,
-    const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor>& families,
-    std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>* handles,
-    std::unique_ptr<ROCKSDB_NAMESPACE::DB>* db) {
-#if SSTFILTER_ROCKSDB_AT_LEAST(10, 0)
-  return ROCKSDB_NAMESPACE::DB::OpenForReadOnly(options, path, families,
-                                                handles, db);
-#else
-  ROCKSDB_NAMESPACE::DB* raw = nullptr;
-  const ROCKSDB_NAMESPACE::Status s = ROCKSDB_NAMESPACE::DB::OpenForReadOnly(
-      options, path, families, handles, &raw);
-  db->reset(raw);
-  return s;
-#endif
-}
-
 // Inserts an entry with no value that charges `charge` bytes to `cache`
 // as CacheEntryRole::kFilterConstruction, held by *handle until
 // cache.Release(*handle, true) erases it: what RocksDB's
@@ -117,73 +63,6 @@ inline ROCKSDB_NAMESPACE::Status InsertFilterConstructionCharge(
   return cache.Insert(key, /*value=*/nullptr, charge, /*deleter=*/nullptr,
                       handle);
 #endif
-}
-
-// What the filters did for point lookups (Get, MultiGet) since `stats` was
-// last taken, whole-key and prefix filters together: useful (the filter
-// said no), positive and true positive. RocksDB 8.3 counts prefix-filter
-// checks of point lookups apart, in BLOOM_FILTER_PREFIX_CHECKED/_USEFUL/
-// _TRUE_POSITIVE; before, in the whole-key tickers (HISTORY.md, #11460).
-struct PointFilterCounts {
-  uint64_t useful = 0;
-  uint64_t positive = 0;
-  uint64_t true_positive = 0;
-};
-inline PointFilterCounts TakePointFilterCounts(
-    ROCKSDB_NAMESPACE::Statistics& stats) {
-  namespace rdb = ROCKSDB_NAMESPACE;
-  PointFilterCounts counts;
-  counts.useful = stats.getAndResetTickerCount(rdb::BLOOM_FILTER_USEFUL);
-  counts.positive =
-      stats.getAndResetTickerCount(rdb::BLOOM_FILTER_FULL_POSITIVE);
-  counts.true_positive =
-      stats.getAndResetTickerCount(rdb::BLOOM_FILTER_FULL_TRUE_POSITIVE);
-#if SSTFILTER_ROCKSDB_AT_LEAST(8, 3)
-  const uint64_t prefix_checked =
-      stats.getAndResetTickerCount(rdb::BLOOM_FILTER_PREFIX_CHECKED);
-  const uint64_t prefix_useful =
-      stats.getAndResetTickerCount(rdb::BLOOM_FILTER_PREFIX_USEFUL);
-  counts.useful += prefix_useful;
-  counts.positive += prefix_checked - prefix_useful;
-  counts.true_positive +=
-      stats.getAndResetTickerCount(rdb::BLOOM_FILTER_PREFIX_TRUE_POSITIVE);
-#endif
-  return counts;
-}
-
-// The prefix filter's work in iterator seeks since `stats` was last taken:
-// checked (a filter was queried) and useful (it let the seek skip the
-// file). RocksDB 8.3 moved these from BLOOM_FILTER_PREFIX_CHECKED/_USEFUL,
-// which point lookups share, to the *_LEVEL_SEEK_FILTERED/_FILTER_MATCH
-// tickers (HISTORY.md, #11460).
-struct SeekFilterCounts {
-  uint64_t checked = 0;
-  uint64_t useful = 0;
-};
-inline SeekFilterCounts TakeSeekFilterCounts(
-    ROCKSDB_NAMESPACE::Statistics& stats) {
-  namespace rdb = ROCKSDB_NAMESPACE;
-#if SSTFILTER_ROCKSDB_AT_LEAST(8, 3)
-  const uint64_t filtered =
-      stats.getAndResetTickerCount(rdb::LAST_LEVEL_SEEK_FILTERED) +
-      stats.getAndResetTickerCount(rdb::NON_LAST_LEVEL_SEEK_FILTERED);
-  const uint64_t matched =
-      stats.getAndResetTickerCount(rdb::LAST_LEVEL_SEEK_FILTER_MATCH) +
-      stats.getAndResetTickerCount(rdb::NON_LAST_LEVEL_SEEK_FILTER_MATCH);
-  return {filtered + matched, filtered};
-#else
-  return {stats.getAndResetTickerCount(rdb::BLOOM_FILTER_PREFIX_CHECKED),
-          stats.getAndResetTickerCount(rdb::BLOOM_FILTER_PREFIX_USEFUL)};
-#endif
-}
-
-// Whether a table's data blocks are Snappy-compressed. format_version 7
-// (RocksDB 10.4) writes the compression_name property as
-// "BuiltinV2;<compression types in hex>;" instead of a name.
-inline bool IsSnappyCompressed(
-    const ROCKSDB_NAMESPACE::TableProperties& properties) {
-  return properties.compression_name == "Snappy" ||
-         properties.compression_name == "BuiltinV2;01;";
 }
 
 }  // namespace sstfilter::rocksdb_compat

@@ -48,7 +48,7 @@ void ExerciseInlineProbes(const sstfilter::FilterView& any,
                           const uint64_t* probes) {
   namespace detail = sstfilter::detail;
   if (const auto* bloom = any.blocked_bloom()) {
-    const auto shape = detail::BloomShape::Of(bloom->lines(), bloom->params());
+    const auto shape = detail::BloomLines::Of(bloom->lines(), bloom->params());
     ExpectSameAnswers(
         *bloom, probes,
         [&](uint64_t h) {
@@ -59,8 +59,8 @@ void ExerciseInlineProbes(const sstfilter::FilterView& any,
         });
     return;
   }
-  detail::cuckoo::StaticShape shape;
-  if (any.cuckoo()->StaticShapeOf(&shape)) {
+  detail::cuckoo::StaticTable shape;
+  if (any.cuckoo()->StaticTableOf(&shape)) {
     ExpectSameAnswers(
         *any.cuckoo(), probes,
         [&](uint64_t h) { return detail::cuckoo::StaticMayContain(shape, h); },

@@ -36,7 +36,7 @@
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb/write_batch.h"
-#include "rocksdb_compat.h"
+#include "rocksdb_db_compat.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/rocksdb_plugin.h"
 

@@ -30,7 +30,7 @@
 #include "rocksdb/table_properties.h"
 #include "rocksdb/version.h"
 #include "rocksdb/write_batch.h"
-#include "rocksdb_compat.h"
+#include "rocksdb_db_compat.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/rocksdb_plugin.h"
 

@@ -18,7 +18,7 @@
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb/utilities/options_util.h"
-#include "rocksdb_compat.h"
+#include "rocksdb_db_compat.h"
 #include "sstfilter/rocksdb_plugin.h"
 
 namespace sstfilter::inspect {

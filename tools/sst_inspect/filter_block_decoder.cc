@@ -13,7 +13,6 @@
 namespace sstfilter::sst {
 namespace {
 
-using detail::LoadLittleEndian;
 using rocksdb_plugin::BuiltinFormat;
 using rocksdb_plugin::BuiltinKind;
 
@@ -21,19 +20,6 @@ using rocksdb_plugin::BuiltinKind;
 // at most 32 solution columns (filter_policy.cc, Standard128RibbonTypes).
 constexpr uint64_t kRibbonSlotsPerBlock = 128;
 constexpr uint64_t kRibbonMaxColumns = 32;
-
-double FillRatio(std::string_view bits) {
-  if (bits.empty()) return 0;
-  uint64_t set = 0;
-  size_t i = 0;
-  for (; i + 8 <= bits.size(); i += 8) {
-    set += __builtin_popcountll(LoadLittleEndian<uint64_t>(bits.data() + i));
-  }
-  for (; i < bits.size(); ++i) {
-    set += __builtin_popcount(static_cast<uint8_t>(bits[i]));
-  }
-  return static_cast<double>(set) / (8.0 * static_cast<double>(bits.size()));
-}
 
 // The chance that `probes` random bits of a random line of `lines` are all
 // set: the mean over lines of fill^probes. Per line rather than from the

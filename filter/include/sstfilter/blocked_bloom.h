@@ -11,10 +11,9 @@
 // 2007) lose FPR against a standard Bloom filter.
 //
 // From the key's 64-bit hash h (sstfilter/hash.h):
-//   line 1   = FastRange64(h, num_lines)             probes from low32(h)
-//   line 2   = FastRange64(Remix64(h), num_lines)    probes from
-//   low32(Remix64(h)) probe i  = bit (g * kProbeMultiplier[i]) >> 23 of the
-//   line, i.e. the top
+//   line 1   = FastRange64(h, num_lines),           g = low32(h)
+//   line 2   = FastRange64(Remix64(h), num_lines),  g = low32(Remix64(h))
+//   probe i  = bit (g * kProbeMultiplier[i]) >> 23 of the line, i.e. the top
 //              9 bits of a 32-bit multiplicative hash of the line's g.
 // Any line count works, not only powers of two.
 //
@@ -149,7 +148,7 @@ class BlockedBloomView {
   uint64_t num_keys() const { return num_keys_; }
   size_t size_bytes() const { return params_.SerializedSize(); }
   double EstimatedFpr() const { return params_.EstimatedFpr(num_keys_); }
-  // Fraction of bits set, in [0, 1].
+  // Fraction of the lines' bits set, in [0, 1] (FillRatio below).
   double fill_ratio() const;
 
  private:
@@ -159,6 +158,10 @@ class BlockedBloomView {
   uint64_t num_keys_ = 0;
   uint8_t version_ = kCurrentFormatVersion;
 };
+
+// Fraction of the bits of `bits` that are set, in [0, 1]; 0 if empty. What
+// a Bloom filter's lines are filled to (tools call it on any filter's bits).
+double FillRatio(std::string_view bits);
 
 // Writes a filter into a buffer the caller owns (the RocksDB builder hands
 // its output buffer straight to RocksDB). The buffer must hold
@@ -179,7 +182,10 @@ class BlockedBloomWriter {
 };
 
 // A BlockedBloom filter that owns its serialized bytes and writes keys
-// straight into them, so bytes() is always a valid filter.
+// straight into their lines. Its metadata (the key count and its checksum)
+// is written once by bytes() for every run of adds, not per key: so call
+// bytes() from the thread that adds, as add itself, while queries may run
+// on any.
 class BlockedBloom {
  public:
   // InvalidArgument (and `out` untouched) if `params` are out of range.
@@ -200,14 +206,14 @@ class BlockedBloom {
   double EstimatedFpr() const { return view_.EstimatedFpr(); }
   const BlockedBloomView& view() const { return view_; }
 
-  // The serialized filter.
-  std::string_view bytes() const {
-    return {reinterpret_cast<const char*>(bytes_.data()), bytes_.size()};
-  }
+  // The serialized filter, its metadata brought up to date.
+  std::string_view bytes() const;
 
  private:
-  std::vector<uint8_t> bytes_;
+  // Written by bytes() (the metadata); the lines only by add.
+  mutable std::vector<uint8_t> bytes_;
   BlockedBloomView view_;
+  mutable bool sealed_ = true;  // the metadata counts every key added
 };
 
 }  // namespace sstfilter

@@ -47,8 +47,8 @@
 //                  by queries)
 //     end-8    1   fingerprint_bits f, 4..32
 //     end-7    1   slots_per_bucket, = 4
-//     end-6    1   num_tables T, 0..64 (0: empty filter, answers "no";
-//                  the doubling rule allows at most 32)
+//     end-6    1   num_tables T, 0..32 (0: empty filter, answers "no";
+//                  the doubling rule allows no more)
 //     end-5    1   reserved, zero
 //     end-4    4   tag: "SF", kind = 2, version = 2
 // Since the metadata follows the slots, an 8-byte load at any bucket stays
@@ -67,20 +67,23 @@
 #include <string_view>
 #include <vector>
 
+#include "sstfilter/detail/cuckoo_location.h"
 #include "sstfilter/format.h"
 #include "sstfilter/status.h"
 
 namespace sstfilter {
 
 namespace detail::cuckoo {
-struct StaticShape;  // sstfilter/detail/cuckoo_probe.h
+struct StaticTable;  // sstfilter/detail/cuckoo_probe.h
 }  // namespace detail::cuckoo
 
 struct CuckooLimits {
-  static constexpr uint32_t kSlotsPerBucket = 4;
+  static constexpr uint32_t kSlotsPerBucket = detail::cuckoo::kSlotsPerBucket;
   static constexpr uint32_t kMinFingerprintBits = 4;
   static constexpr uint32_t kMaxFingerprintBits = 32;
-  static constexpr uint32_t kMaxTables = 64;
+  // Table t of a chain has 2^t times table 0's buckets, at most 2^32 - 1:
+  // so at most 32 tables (the parser refuses more).
+  static constexpr uint32_t kMaxTables = 32;
   // An item's two buckets hold at most 2 * 4 copies of one fingerprint.
   static constexpr uint32_t kMaxDuplicates = 2 * kSlotsPerBucket;
 };
@@ -91,6 +94,11 @@ struct CuckooLimits {
 // unlucky build may be ~1% larger. SIZE_MAX past the format's 2^32-1
 // buckets.
 size_t StaticCuckooBytes(uint64_t num_keys, uint32_t fingerprint_bits);
+
+// Bits/key of a static cuckoo filter with `fingerprint_bits` (about
+// f / 0.96): StaticCuckooBytes per key on a filter large enough (2^20 keys)
+// that its metadata does not count.
+double StaticCuckooBitsPerKey(uint32_t fingerprint_bits);
 
 // The most distinct keys whose first-attempt static filter fits in `bytes`
 // (the inverse of StaticCuckooBytes); 0 for fingerprint_bits outside 4..32.
@@ -169,10 +177,10 @@ class CuckooView {
   uint32_t fingerprint_bits() const;
   uint32_t num_tables() const;
   uint8_t format_version() const { return version_; }
-  // For readers that probe inline (cuckoo_probe.h): true, with the shape,
-  // if this is the common static filter (one table, no stash,
+  // For readers that probe inline (cuckoo_probe.h): true, with its one
+  // table, if this is the common static filter (one table, no stash,
   // fingerprint_bits <= 16, format v2); false otherwise.
-  bool StaticShapeOf(detail::cuckoo::StaticShape* shape) const;
+  bool StaticTableOf(detail::cuckoo::StaticTable* table) const;
   uint64_t num_buckets() const;  // over all tables
   size_t size_bytes() const;
   // The statistics below scan every slot (they are for tools and tests).

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -21,6 +22,8 @@ namespace sstfilter {
 
 class FilterView {
  public:
+  // Holds no filter until Parse succeeds: kind() is FilterKind::kNone,
+  // and it answers "no" to every query.
   FilterView() = default;
 
   // Reads the tag (format.h) and parses the kind it names. Corruption for
@@ -28,15 +31,25 @@ class FilterView {
   // version; `out` is untouched on error. Never reads past `bytes`.
   static Status Parse(std::string_view bytes, FilterView* out);
 
-  // fn(view) with the kind's own view.
+  // fn(view) with the kind's own view; fn(BlockedBloomView()), which holds
+  // no filter, before a Parse.
   template <typename Fn>
   decltype(auto) Visit(Fn&& fn) const {
-    return std::visit(std::forward<Fn>(fn), view_);
+    return std::visit(
+        [&](const auto& view) -> decltype(auto) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(view)>,
+                                       std::monostate>) {
+            return fn(BlockedBloomView());
+          } else {
+            return fn(view);
+          }
+        },
+        view_);
   }
 
   FilterKind kind() const {
-    return blocked_bloom() != nullptr ? FilterKind::kBlockedBloom
-                                      : FilterKind::kCuckoo;
+    if (blocked_bloom() != nullptr) return FilterKind::kBlockedBloom;
+    return cuckoo() != nullptr ? FilterKind::kCuckoo : FilterKind::kNone;
   }
   uint8_t format_version() const {
     return Visit([](const auto& v) { return v.format_version(); });
@@ -62,7 +75,7 @@ class FilterView {
   }
 
  private:
-  std::variant<BlockedBloomView, CuckooView> view_;
+  std::variant<std::monostate, BlockedBloomView, CuckooView> view_;
 };
 
 }  // namespace sstfilter

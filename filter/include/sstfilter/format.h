@@ -40,6 +40,8 @@
 namespace sstfilter {
 
 enum class FilterKind : uint8_t {
+  // No filter (a FilterView before Parse); never in a tag.
+  kNone = 0,
   kBlockedBloom = 1,
   kCuckoo = 2,
 };
@@ -51,7 +53,8 @@ inline constexpr uint8_t kFirstTrailerVersion = 2;
 // The version every kind writes.
 inline constexpr uint8_t kCurrentFormatVersion = 2;
 
-// Human-readable name of a kind ("BlockedBloom", "Cuckoo", "unknown").
+// Human-readable name of a kind ("BlockedBloom", "Cuckoo", "none",
+// "unknown").
 const char* FilterKindName(FilterKind kind);
 
 // The bytes RocksDB's built-in filters end with (a marker byte, then 4

@@ -30,10 +30,6 @@ struct FilterChoice {
   double fpr = 1;                 // the model's FPR for a large filter
 };
 
-// Bits/key of a static cuckoo filter with `fingerprint_bits` (about
-// f / 0.96), on a filter large enough that its header does not count.
-double StaticCuckooBitsPerKey(uint32_t fingerprint_bits);
-
 // The filter with the lower model FPR that fits in `bits_per_key` (>= 1):
 // BlockedBloom spending all of it, or Cuckoo with the widest fingerprint
 // that fits. Cuckoo wins from CuckooCrossoverBitsPerKey() on, except just

@@ -97,7 +97,7 @@ inline constexpr char kSstfilterCompatibilityName[] = "sstfilter";
 // `arg` is ignored. This is the registration function of RocksDB's plugin
 // folder ABI (<name>_FUNC) and of ObjectRegistry::AddLibrary; call it once
 // per library, e.g.
-//   RegisterSstfilterPolicies(*ROCKSDB_NAMESPACE::ObjectLibrary::Default(),
-//   "");
+//   RegisterSstfilterPolicies(
+//       *ROCKSDB_NAMESPACE::ObjectLibrary::Default(), "");
 extern "C" int RegisterSstfilterPolicies(
     ROCKSDB_NAMESPACE::ObjectLibrary& library, const std::string& arg);

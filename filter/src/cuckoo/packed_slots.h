@@ -8,8 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "sstfilter/cuckoo_filter.h"
-#include "sstfilter/detail/cuckoo_probe.h"
+#include "sstfilter/detail/cuckoo_location.h"
 #include "sstfilter/detail/endian.h"
 
 namespace sstfilter::detail {
@@ -41,14 +40,13 @@ inline void StoreWordClamped(uint8_t* data, size_t size, size_t byte,
 // Read access to the packed slots of one table. Does not own the bytes.
 class PackedSlotsView {
  public:
-  static constexpr uint32_t kSlots = CuckooLimits::kSlotsPerBucket;
   // Up to this width a whole bucket (4f bits at a bit offset of 0 or 4)
   // fits in one 64-bit word, so WordBucketsContain compares 4 slots at once.
   static constexpr uint32_t kMaxWordBucketBits = 16;
 
   static size_t BytesFor(uint64_t num_buckets, uint32_t fingerprint_bits) {
-    return static_cast<size_t>((num_buckets * kSlots * fingerprint_bits + 7) /
-                               8);
+    return static_cast<size_t>(
+        (num_buckets * cuckoo::kSlotsPerBucket * fingerprint_bits + 7) / 8);
   }
 
   PackedSlotsView() = default;
@@ -58,7 +56,7 @@ class PackedSlotsView {
         size_(BytesFor(num_buckets, fingerprint_bits)),
         num_buckets_(num_buckets),
         bits_(fingerprint_bits),
-        mask_(static_cast<uint32_t>((uint64_t{1} << fingerprint_bits) - 1)) {
+        mask_(cuckoo::FingerprintRange(fingerprint_bits)) {
     if (fingerprint_bits <= kMaxWordBucketBits) {
       lanes_ = cuckoo::WordLanes::For(fingerprint_bits);
     }
@@ -68,9 +66,10 @@ class PackedSlotsView {
   size_t size_bytes() const { return size_; }
   uint64_t num_buckets() const { return num_buckets_; }
   uint32_t fingerprint_bits() const { return bits_; }
+  uint32_t fingerprint_range() const { return mask_; }
 
   uint32_t Get(uint64_t bucket, uint32_t slot) const {
-    const uint64_t bit = (bucket * kSlots + slot) * bits_;
+    const uint64_t bit = (bucket * cuckoo::kSlotsPerBucket + slot) * bits_;
     return static_cast<uint32_t>(
         (LoadWordClamped(data_, size_, bit >> 3) >> (bit & 7)) & mask_);
   }
@@ -78,7 +77,7 @@ class PackedSlotsView {
   // The reference probe, one slot at a time: the first slot of `bucket`
   // holding `value` (0 finds an empty slot), or -1.
   int Find(uint64_t bucket, uint32_t value) const {
-    for (uint32_t j = 0; j < kSlots; ++j) {
+    for (uint32_t j = 0; j < cuckoo::kSlotsPerBucket; ++j) {
       if (Get(bucket, j) == value) return static_cast<int>(j);
     }
     return -1;
@@ -86,7 +85,8 @@ class PackedSlotsView {
 
   uint32_t Count(uint64_t bucket, uint32_t value) const {
     uint32_t n = 0;
-    for (uint32_t j = 0; j < kSlots; ++j) n += Get(bucket, j) == value;
+    for (uint32_t j = 0; j < cuckoo::kSlotsPerBucket; ++j)
+      n += Get(bucket, j) == value;
     return n;
   }
 
@@ -112,7 +112,7 @@ class PackedSlotsView {
   bool HasWordBuckets() const { return bits_ <= kMaxWordBucketBits; }
 
   // EitherBucketContains for f <= 16: one load per bucket and the SWAR
-  // test of cuckoo_probe.h, both buckets in one branch.
+  // test of cuckoo_location.h, both buckets in one branch.
   bool WordBucketsContain(uint64_t first, uint64_t second,
                           uint32_t fingerprint) const {
     return lanes_.EitherContains(BucketWord(first), BucketWord(second),
@@ -120,19 +120,20 @@ class PackedSlotsView {
   }
 
   const uint8_t* BucketAddress(uint64_t bucket) const {
-    return data_ + ((bucket * kSlots * bits_) >> 3);
+    return data_ + (cuckoo::BucketBitOffset(bucket, bits_) >> 3);
   }
 
   uint64_t CountOccupied() const {
     uint64_t n = 0;
-    for (uint64_t i = 0; i < num_buckets_; ++i) n += kSlots - Count(i, 0);
+    for (uint64_t i = 0; i < num_buckets_; ++i)
+      n += cuckoo::kSlotsPerBucket - Count(i, 0);
     return n;
   }
 
  private:
-  // The bucket's 4 fields in the low 4f bits (f <= 16), garbage above.
+  // cuckoo::BucketWord, clamped to the buffer.
   uint64_t BucketWord(uint64_t bucket) const {
-    const uint64_t bit = bucket * kSlots * bits_;
+    const uint64_t bit = cuckoo::BucketBitOffset(bucket, bits_);
     return LoadWordClamped(data_, size_, bit >> 3) >> (bit & 7);
   }
 
@@ -153,7 +154,8 @@ class PackedSlots : public PackedSlotsView {
 
   // Stores `value` in the slot and returns what was there.
   uint32_t Exchange(uint64_t bucket, uint32_t slot, uint32_t value) {
-    const uint64_t bit = (bucket * kSlots + slot) * fingerprint_bits();
+    const uint64_t bit =
+        (bucket * cuckoo::kSlotsPerBucket + slot) * fingerprint_bits();
     const size_t byte = static_cast<size_t>(bit >> 3);
     const uint32_t shift = static_cast<uint32_t>(bit & 7);
     const uint64_t mask = (uint64_t{1} << fingerprint_bits()) - 1;

@@ -6,7 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "detail/cuckoo_common.h"
+#include "cuckoo/cuckoo_common.h"
+#include "cuckoo/view_table.h"
 
 namespace sstfilter {
 namespace {
@@ -20,7 +21,7 @@ using detail::cuckoo::BucketCountError;
 using detail::cuckoo::CheckFingerprintBits;
 using detail::cuckoo::KickRng;
 using detail::cuckoo::kMaxBuckets;
-using detail::cuckoo::Locate;
+using detail::cuckoo::LocateIn;
 using detail::cuckoo::Location;
 using detail::cuckoo::Place;
 using detail::cuckoo::StashEntry;
@@ -41,7 +42,7 @@ struct CuckooFilter::Impl {
     std::vector<uint8_t> bytes;
     uint64_t num_buckets;
     uint32_t seed;
-    uint32_t level;  // t: the index in the chain
+    uint32_t table_index;  // t: the index in the chain
     std::vector<StashEntry> stash;
   };
 
@@ -62,7 +63,7 @@ struct CuckooFilter::Impl {
     t.bytes.assign(PackedSlotsView::BytesFor(num_buckets, fingerprint_bits), 0);
     t.num_buckets = num_buckets;
     t.seed = seed;
-    t.level = static_cast<uint32_t>(tables.size());
+    t.table_index = static_cast<uint32_t>(tables.size());
     tables.push_back(std::move(t));
   }
 
@@ -82,7 +83,7 @@ struct CuckooFilter::Impl {
     uint32_t copies = 0;
     for (const Table& t : tables) {
       const PackedSlotsView slots = Slots(t);
-      const Location loc = Locate(hash, t.seed, t.level, slots);
+      const Location loc = LocateIn(slots, t.seed, t.table_index, hash);
       copies += slots.Count(loc.bucket, loc.fingerprint);
       if (loc.alternate != loc.bucket) {
         copies += slots.Count(loc.alternate, loc.fingerprint);
@@ -98,12 +99,12 @@ struct CuckooFilter::Impl {
     waiting.swap(t.stash);
     PackedSlots slots = Slots(t);
     for (const StashEntry& e : waiting) {
-      const Location loc{
-          e.bucket,
-          AlternateBucket(e.bucket, e.fingerprint, t.num_buckets, t.level),
-          e.fingerprint};
+      const Location loc{e.bucket,
+                         AlternateBucket(e.bucket, e.fingerprint, t.num_buckets,
+                                         t.table_index),
+                         e.fingerprint};
       StashEntry homeless;
-      if (!Place(slots, t.level, loc, kMaxKicks, rng, &homeless)) {
+      if (!Place(slots, t.table_index, loc, kMaxKicks, rng, &homeless)) {
         t.stash.push_back(homeless);
       }
     }
@@ -143,7 +144,7 @@ Status CuckooFilter::Deserialize(std::string_view bytes, CuckooFilter* out) {
     t.bytes.assign(v.slots.data(), v.slots.data() + v.slots.size_bytes());
     t.num_buckets = v.slots.num_buckets();
     t.seed = v.seed;
-    t.level = v.level;
+    t.table_index = v.table_index;
     t.stash = v.stash;
     d.tables.push_back(std::move(t));
   }
@@ -166,8 +167,8 @@ Status CuckooFilter::add(uint64_t hash) {
   Impl::Table& t = d.tables.back();
   PackedSlots slots = d.Slots(t);
   StashEntry homeless;
-  if (!Place(slots, t.level, Locate(hash, t.seed, t.level, slots), kMaxKicks,
-             d.rng, &homeless)) {
+  if (!Place(slots, t.table_index, LocateIn(slots, t.seed, t.table_index, hash),
+             kMaxKicks, d.rng, &homeless)) {
     t.stash.push_back(homeless);
   }
   ++d.size;
@@ -181,7 +182,7 @@ Status CuckooFilter::erase(uint64_t hash) {
   for (auto it = d.tables.rbegin(); it != d.tables.rend(); ++it) {
     Impl::Table& t = *it;
     PackedSlots slots = d.Slots(t);
-    const Location loc = Locate(hash, t.seed, t.level, slots);
+    const Location loc = LocateIn(slots, t.seed, t.table_index, hash);
     const auto stashed =
         std::find_if(t.stash.begin(), t.stash.end(),
                      [&](const StashEntry& e) { return StashMatches(e, loc); });
@@ -205,7 +206,8 @@ Status CuckooFilter::erase_key(std::string_view key) {
 
 bool CuckooFilter::may_contain(uint64_t hash) const {
   for (const Impl::Table& t : impl_->tables) {
-    if (TableMayContain(impl_->Slots(t), t.seed, t.level, t.stash, hash)) {
+    if (TableMayContain(impl_->Slots(t), t.seed, t.table_index, t.stash,
+                        hash)) {
       return true;
     }
   }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "detail/cuckoo_common.h"
+#include "cuckoo/cuckoo_common.h"
 #include "sstfilter/cuckoo_filter.h"
 
 namespace sstfilter {
@@ -23,8 +23,8 @@ using detail::cuckoo::KickRng;
 using detail::cuckoo::kKeysPerStep;
 using detail::cuckoo::kMaxBuckets;
 using detail::cuckoo::kSeedMultiplier;
-using detail::cuckoo::kSlots;
-using detail::cuckoo::Locate;
+using detail::cuckoo::kSlotsPerBucket;
+using detail::cuckoo::LocateIn;
 using detail::cuckoo::Location;
 using detail::cuckoo::MetadataBytes;
 using detail::cuckoo::Place;
@@ -59,11 +59,11 @@ bool FillStaticTable(PackedSlots& slots, uint32_t seed, const HashRun* runs,
     const size_t count = runs[r].size;
     for (size_t i = 0; i < count; ++i) {
       if (i + kAhead < count) {
-        const Location ahead = Locate(hashes[i + kAhead], seed, 0, slots);
+        const Location ahead = LocateIn(slots, seed, 0, hashes[i + kAhead]);
         __builtin_prefetch(slots.BucketAddress(ahead.bucket), 1);
         __builtin_prefetch(slots.BucketAddress(ahead.alternate), 1);
       }
-      const Location loc = Locate(hashes[i], seed, 0, slots);
+      const Location loc = LocateIn(slots, seed, 0, hashes[i]);
       if (slots.EitherBucketContains(loc.bucket, loc.alternate,
                                      loc.fingerprint)) {
         continue;
@@ -85,6 +85,12 @@ size_t StaticCuckooBytes(uint64_t num_keys, uint32_t fingerprint_bits) {
   return PackedSlotsView::BytesFor(m, fingerprint_bits) + MetadataBytes(1);
 }
 
+double StaticCuckooBitsPerKey(uint32_t fingerprint_bits) {
+  constexpr uint64_t kKeys = uint64_t{1} << 20;
+  return static_cast<double>(StaticCuckooBytes(kKeys, fingerprint_bits)) * 8.0 /
+         static_cast<double>(kKeys);
+}
+
 uint64_t StaticCuckooCapacity(size_t bytes, uint32_t fingerprint_bits) {
   if (!CheckFingerprintBits(fingerprint_bits).ok()) return 0;
   // The most keys with ceil(25 n / 96) <= m.
@@ -98,7 +104,7 @@ double StaticCuckooFpr(uint64_t num_keys, size_t bytes,
     return 0.0;
   }
   const uint64_t m = StaticBucketsIn(bytes, fingerprint_bits);
-  if (m == 0 || num_keys > m * kSlots) return 1.0;
+  if (m == 0 || num_keys > m * kSlotsPerBucket) return 1.0;
   return FprOfComparisons(
       2.0 * static_cast<double>(num_keys) / static_cast<double>(m), 0.0, m,
       fingerprint_bits);

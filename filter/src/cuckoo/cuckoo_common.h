@@ -1,8 +1,9 @@
 // Internal: what the static build, the view and the dynamic filter of
-// sstfilter/cuckoo_filter.h share: the format's constants, where a hash
-// lives in a table (bucket, alternate, fingerprint), the probe, the random
-// walk that places an item, and the writers of the serialized header and
-// tables. See cuckoo_filter.h for the derivations and the byte layout.
+// sstfilter/cuckoo_filter.h share besides where a hash lives
+// (sstfilter/detail/cuckoo_location.h): the format's constants, the probe
+// of a table with a stash, the random walk that places an item, and the
+// writers of the serialized metadata. See cuckoo_filter.h for the byte
+// layout.
 #pragma once
 
 #include <algorithm>
@@ -13,8 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "detail/cuckoo_packed_table.h"
+#include "cuckoo/packed_slots.h"
 #include "sstfilter/cuckoo_filter.h"
+#include "sstfilter/detail/cuckoo_location.h"
 #include "sstfilter/detail/cuckoo_probe.h"
 #include "sstfilter/detail/endian.h"
 #include "sstfilter/format.h"
@@ -34,7 +36,6 @@ inline constexpr size_t kMetadataFixedBytes = 20;
 inline size_t MetadataBytes(size_t num_tables) {
   return kMetadataFixedBytes + kTableHeaderBytes * num_tables;
 }
-inline constexpr uint32_t kSlots = CuckooLimits::kSlotsPerBucket;
 inline constexpr uint64_t kMaxBuckets = std::numeric_limits<uint32_t>::max();
 // Static sizing: a target load of 0.96 = 96 keys per 25 buckets of 4 slots,
 // below the ~0.98 threshold of 4-slot cuckoo hashing (Fan et al. report
@@ -48,21 +49,12 @@ struct StashEntry {
   uint32_t fingerprint;
 };
 
-// Where one hash lives in one table (see the derivation in the header).
-struct Location {
-  uint64_t bucket;
-  uint64_t alternate;
-  uint32_t fingerprint;
-};
-
-inline Location Locate(uint64_t hash, uint32_t seed, uint32_t level,
-                       const PackedSlotsView& slots) {
-  const uint64_t m = slots.num_buckets();
-  const BucketAndFingerprint bf = SplitHash(
-      hash, seed, m,
-      static_cast<uint32_t>((uint64_t{1} << slots.fingerprint_bits()) - 1));
-  return {bf.bucket, AlternateBucket(bf.bucket, bf.fingerprint, m, level),
-          bf.fingerprint};
+// Where `hash` lives in table `table_index` (of a chain) whose slots are
+// `slots`.
+inline Location LocateIn(const PackedSlotsView& slots, uint32_t seed,
+                         uint32_t table_index, uint64_t hash) {
+  return Locate(hash, seed, slots.num_buckets(), slots.fingerprint_range(),
+                table_index);
 }
 
 inline bool StashMatches(const StashEntry& e, const Location& loc) {
@@ -82,10 +74,10 @@ inline bool Probe(const PackedSlotsView& slots,
 }
 
 inline bool TableMayContain(const PackedSlotsView& slots, uint32_t seed,
-                            uint32_t level,
+                            uint32_t table_index,
                             const std::vector<StashEntry>& stash,
                             uint64_t hash) {
-  const Location loc = Locate(hash, seed, level, slots);
+  const Location loc = LocateIn(slots, seed, table_index, hash);
   // Start the second bucket's load before the first is compared: an absent
   // key then costs about one memory latency, not two.
   __builtin_prefetch(slots.BucketAddress(loc.alternate));
@@ -110,7 +102,7 @@ class KickRng {
 // Puts the item at `loc` into one of its buckets, kicking residents along a
 // random walk (Fan et al., Algorithm 1) at most `max_kicks` times. On false,
 // *homeless is the item (maybe another one) that is now in no slot.
-inline bool Place(PackedSlots& slots, uint32_t level, const Location& loc,
+inline bool Place(PackedSlots& slots, uint32_t table_index, const Location& loc,
                   uint32_t max_kicks, KickRng& rng, StashEntry* homeless) {
   if (slots.TryAdd(loc.bucket, loc.fingerprint) ||
       slots.TryAdd(loc.alternate, loc.fingerprint)) {
@@ -119,8 +111,10 @@ inline bool Place(PackedSlots& slots, uint32_t level, const Location& loc,
   uint64_t current = (rng.Next() & 1) ? loc.alternate : loc.bucket;
   uint32_t fingerprint = loc.fingerprint;
   for (uint32_t kick = 0; kick < max_kicks; ++kick) {
-    fingerprint = slots.Exchange(current, rng.Next() % kSlots, fingerprint);
-    current = AlternateBucket(current, fingerprint, slots.num_buckets(), level);
+    fingerprint =
+        slots.Exchange(current, rng.Next() % kSlotsPerBucket, fingerprint);
+    current =
+        AlternateBucket(current, fingerprint, slots.num_buckets(), table_index);
     if (slots.TryAdd(current, fingerprint)) return true;
   }
   *homeless = {static_cast<uint32_t>(current), fingerprint};
@@ -201,7 +195,7 @@ inline void AppendMetadata(std::string* out, uint32_t fingerprint_bits,
   AppendU32(out, static_cast<uint32_t>(num_keys));
   AppendU32(out, static_cast<uint32_t>(num_keys >> 32));
   out->push_back(static_cast<char>(fingerprint_bits));
-  out->push_back(static_cast<char>(kSlots));
+  out->push_back(static_cast<char>(kSlotsPerBucket));
   out->push_back(static_cast<char>(tables.size()));
   out->push_back(0);  // reserved
   out->append(kFormatTagSize, '\0');
@@ -224,15 +218,3 @@ inline std::string BucketCountError(uint64_t num_buckets) {
 }
 
 }  // namespace sstfilter::detail::cuckoo
-
-namespace sstfilter {
-
-// One parsed table of a CuckooView; CuckooFilter::Deserialize copies it.
-struct CuckooView::Table {
-  detail::PackedSlotsView slots;
-  uint32_t seed = 0;
-  uint32_t level = 0;  // t: the index in the chain
-  std::vector<detail::cuckoo::StashEntry> stash;
-};
-
-}  // namespace sstfilter

@@ -1,5 +1,7 @@
-#include "filter_bits.h"
-
+// The FilterBitsBuilder of every sstfilter policy (filter_bits.h): it keeps
+// the keys' hashes, charges them and the filter to the block cache, and
+// builds the policy's kind in Finish, a cuckoo filter falling back to
+// BlockedBloom where one cannot be built.
 #if defined(__linux__)
 #include <malloc.h>
 #endif
@@ -15,25 +17,18 @@
 #include <utility>
 #include <vector>
 
-#include "builtin_format.h"
 #include "cache_charge.h"
+#include "filter_bits.h"
+#include "key_hash.h"
 #include "rocksdb/env.h"
-#include "rocksdb/filter_policy.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
-#include "sstfilter/detail/blocked_bloom_probe.h"
-#include "sstfilter/detail/cuckoo_probe.h"
-#include "sstfilter/detail/hash_inline.h"
 #include "sstfilter/filter_view.h"
-#include "sstfilter/hash.h"
-#include "sstfilter/simd.h"
 #include "sstfilter/usable_space.h"
 
 namespace sstfilter::rocksdb_plugin {
 namespace {
 
-using ROCKSDB_NAMESPACE::FilterBitsBuilder;
-using ROCKSDB_NAMESPACE::FilterBitsReader;
 using ROCKSDB_NAMESPACE::Slice;
 
 // Key hashes kept in fixed-size chunks, so that memory grows one chunk at a
@@ -88,10 +83,6 @@ class HashChunks {
   std::atomic<size_t> size_{0};
 };
 
-std::string_view ToView(const Slice& s) {
-  return std::string_view(s.data(), s.size());
-}
-
 // optimize_filters_for_memory. RocksDB reads a filter block into a buffer
 // of its size plus the 5-byte block trailer (BlockBasedTable::
 // kBlockTrailerSize), and the block cache holds that buffer; so a filter is
@@ -110,140 +101,6 @@ size_t AllocateUsable(size_t request, std::unique_ptr<char[]>* buffer) {
   return request;
 }
 
-class AlwaysMayMatchReader : public FilterBitsReader {
- public:
-  bool MayMatch(const Slice& /*key*/) override { return true; }
-  void MayMatch(int num_keys, Slice** /*keys*/, bool* may_match) override {
-    std::fill(may_match, may_match + std::max(num_keys, 0), true);
-  }
-};
-
-// Hashes up to kHashGroup keys of a MultiGet batch at a time (MultiGet
-// batches are at most 32 keys) and hands them to `probe`.
-constexpr int kHashGroup = 64;
-template <typename Probe>
-inline void ForEachHashGroup(int num_keys, Slice** keys, bool* may_match,
-                             Probe&& probe) {
-  uint64_t hashes[kHashGroup];
-  for (int start = 0; start < num_keys; start += kHashGroup) {
-    const int count = std::min(kHashGroup, num_keys - start);
-    for (int i = 0; i < count; ++i) {
-      hashes[i] = detail::HashKeyInline(ToView(*keys[start + i]));
-    }
-    probe(hashes, static_cast<size_t>(count), may_match + start);
-  }
-}
-
-// For the inline readers' batches: key i's hash, computed where the batch
-// prefetches its line or buckets.
-struct HashOfKey {
-  Slice** keys;
-  uint64_t operator()(size_t i) const {
-    return detail::HashKeyInline(ToView(*keys[i]));
-  }
-};
-size_t BatchSize(int num_keys) {
-  return static_cast<size_t>(std::max(num_keys, 0));
-}
-
-// The readers below are chosen once per block, by kind, layout and SIMD
-// path, so that MayMatch hashes and probes inline: no variant, no run-time
-// CPU check and no call per key, as RocksDB's FastLocalBloomBitsReader
-// (filter_policy.cc) does. The AVX2 instantiations are compiled for AVX2
-// (SSTFILTER_AVX2_FLATTEN) and made only when the CPU has it.
-
-template <typename LineOps>
-class BlockedBloomReader final : public FilterBitsReader {
- public:
-  explicit BlockedBloomReader(const detail::BloomShape& shape)
-      : shape_(shape) {}
-  bool MayMatch(const Slice& key) override;
-  void MayMatch(int num_keys, Slice** keys, bool* may_match) override;
-
- private:
-  bool MatchOne(const Slice& key) const {
-    return detail::MayContain<LineOps>(shape_,
-                                       detail::HashKeyInline(ToView(key)));
-  }
-  // Each key is hashed as its line is prefetched (MayContainBatchOf).
-  void MatchBatch(int num_keys, Slice** keys, bool* may_match) const {
-    detail::MayContainBatchOf<LineOps>(shape_, BatchSize(num_keys),
-                                       HashOfKey{keys}, may_match);
-  }
-
-  const detail::BloomShape shape_;
-};
-
-template <typename LineOps>
-bool BlockedBloomReader<LineOps>::MayMatch(const Slice& key) {
-  return MatchOne(key);
-}
-template <typename LineOps>
-void BlockedBloomReader<LineOps>::MayMatch(int num_keys, Slice** keys,
-                                           bool* may_match) {
-  MatchBatch(num_keys, keys, may_match);
-}
-#if defined(SSTFILTER_HAVE_AVX2_OPS)
-template <>
-SSTFILTER_AVX2_FLATTEN bool BlockedBloomReader<detail::Avx2LineOps>::MayMatch(
-    const Slice& key) {
-  return MatchOne(key);
-}
-template <>
-SSTFILTER_AVX2_FLATTEN void BlockedBloomReader<detail::Avx2LineOps>::MayMatch(
-    int num_keys, Slice** keys, bool* may_match) {
-  MatchBatch(num_keys, keys, may_match);
-}
-#endif
-
-// The common static cuckoo filter (cuckoo_probe.h's StaticShape).
-class StaticCuckooReader final : public FilterBitsReader {
- public:
-  explicit StaticCuckooReader(const detail::cuckoo::StaticShape& shape)
-      : shape_(shape) {}
-  bool MayMatch(const Slice& key) override {
-    return detail::cuckoo::StaticMayContain(shape_,
-                                            detail::HashKeyInline(ToView(key)));
-  }
-  void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
-    detail::cuckoo::StaticMayContainBatchOf(shape_, BatchSize(num_keys),
-                                            HashOfKey{keys}, may_match);
-  }
-
- private:
-  const detail::cuckoo::StaticShape shape_;
-};
-
-// Any other filter (a cuckoo chain or stash, wide fingerprints, format v1
-// cuckoo): through the view.
-class ViewReader final : public FilterBitsReader {
- public:
-  explicit ViewReader(FilterView view) : view_(std::move(view)) {}
-  bool MayMatch(const Slice& key) override {
-    return view_.may_contain(detail::HashKeyInline(ToView(key)));
-  }
-  void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
-    ForEachHashGroup(num_keys, keys, may_match,
-                     [this](const uint64_t* hashes, size_t n, bool* out) {
-                       view_.may_contain_batch(hashes, n, out);
-                     });
-  }
-
- private:
-  const FilterView view_;
-};
-
-FilterBitsReader* NewBlockedBloomReader(const BlockedBloomView& view) {
-  const detail::BloomShape shape =
-      detail::BloomShape::Of(view.lines(), view.params());
-#if defined(SSTFILTER_HAVE_AVX2_OPS)
-  if (ActiveSimdPath() == SimdPath::kAvx2) {
-    return new BlockedBloomReader<detail::Avx2LineOps>(shape);
-  }
-#endif
-  return new BlockedBloomReader<detail::ScalarLineOps>(shape);
-}
-
 class Builder : public BitsBuilder {
  public:
   explicit Builder(const BuilderConfig& config) : config_(config) {
@@ -253,7 +110,7 @@ class Builder : public BitsBuilder {
   void AddKey(const Slice& key) override {
     // Keys arrive sorted, so equal keys (and, before RocksDB 9.6, a prefix
     // repeated by consecutive keys) are adjacent.
-    const uint64_t hash = detail::HashKeyInline(ToView(key));
+    const uint64_t hash = HashKeyInline(ToView(key));
     if (hash != hashes_.last()) AddHash(hash);
   }
 
@@ -261,8 +118,8 @@ class Builder : public BitsBuilder {
   // filter_policy.cc). The alt goes first, so that the last entry added is
   // the key whenever the key is new.
   void AddKeyAndAlt(const Slice& key, const Slice& alt) override {
-    const uint64_t key_hash = detail::HashKeyInline(ToView(key));
-    const uint64_t alt_hash = detail::HashKeyInline(ToView(alt));
+    const uint64_t key_hash = HashKeyInline(ToView(key));
+    const uint64_t alt_hash = HashKeyInline(ToView(alt));
     const std::optional<uint64_t> last = hashes_.last();
     const std::optional<uint64_t> previous_alt = previous_alt_hash_;
     if (alt_hash != previous_alt && alt_hash != key_hash && alt_hash != last) {
@@ -526,41 +383,6 @@ BuilderConfig BaseConfig(
 
 BitsBuilder* NewBitsBuilder(const BuilderConfig& config) {
   return new Builder(config);
-}
-
-FilterBitsReader* NewBitsReader(const Slice& contents, ReaderFamily family) {
-  FilterView view;
-  if (!FilterView::Parse(ToView(contents), &view).ok()) {
-    FormatTag tag;
-    if (family == ReaderFamily::kSstfilterOnly ||
-        ReadTrailerTag(ToView(contents), &tag)) {
-      return new AlwaysMayMatchReader();
-    }
-    switch (ReadBuiltinFormat(ToView(contents)).kind) {
-      case BuiltinKind::kLegacyBloom:
-      case BuiltinKind::kFastLocalBloom:
-      case BuiltinKind::kRibbon128: {
-        // RocksDB's built-in policies all read through one dispatcher. The
-        // policy is made once and never freed (readers may outlive statics).
-        static const ROCKSDB_NAMESPACE::FilterPolicy* const builtin =
-            ROCKSDB_NAMESPACE::NewBloomFilterPolicy(10);
-        return builtin->GetFilterBitsReader(contents);
-      }
-      default:
-        // Empty, zero probes or malformed: a damaged block of ours (a
-        // truncated one loses its tag) may look like any of these, so
-        // "may match", where RocksDB would answer "no" to a short block.
-        return new AlwaysMayMatchReader();
-    }
-  }
-  if (const BlockedBloomView* bloom = view.blocked_bloom()) {
-    return NewBlockedBloomReader(*bloom);
-  }
-  detail::cuckoo::StaticShape shape;
-  if (view.cuckoo()->StaticShapeOf(&shape)) {
-    return new StaticCuckooReader(shape);
-  }
-  return new ViewReader(std::move(view));
 }
 
 }  // namespace sstfilter::rocksdb_plugin

@@ -4,7 +4,8 @@
 #include <string>
 #include <utility>
 
-#include "detail/cuckoo_common.h"
+#include "cuckoo/cuckoo_common.h"
+#include "cuckoo/view_table.h"
 #include "sstfilter/cuckoo_filter.h"
 
 namespace sstfilter {
@@ -14,11 +15,11 @@ using detail::PackedSlotsView;
 using detail::cuckoo::CheckFingerprintBits;
 using detail::cuckoo::FprOfComparisons;
 using detail::cuckoo::kMetadataFixedBytes;
-using detail::cuckoo::kSlots;
+using detail::cuckoo::kSlotsPerBucket;
 using detail::cuckoo::kStashEntryBytes;
 using detail::cuckoo::kTableHeaderBytes;
 using detail::cuckoo::kV1HeaderBytes;
-using detail::cuckoo::Locate;
+using detail::cuckoo::LocateIn;
 using detail::cuckoo::Location;
 using detail::cuckoo::MetadataBytes;
 using detail::cuckoo::Probe;
@@ -51,13 +52,14 @@ Status ParseFields(const uint8_t* fields, uint32_t* fingerprint_bits,
   *num_tables = fields[2];
   Status s = CheckFingerprintBits(*fingerprint_bits);
   if (!s.ok()) return Status::Corruption("Cuckoo header: " + s.message());
-  if (fields[1] != kSlots) {
+  if (fields[1] != kSlotsPerBucket) {
     return Status::Corruption("Cuckoo slots_per_bucket must be 4, not " +
                               std::to_string(fields[1]));
   }
   if (*num_tables > CuckooLimits::kMaxTables) {
     return Status::Corruption("Cuckoo num_tables " +
-                              std::to_string(*num_tables) + " exceeds 64");
+                              std::to_string(*num_tables) + " exceeds " +
+                              std::to_string(CuckooLimits::kMaxTables));
   }
   if (fields[3] != 0) {
     return Status::Corruption("Cuckoo reserved header byte is not zero");
@@ -86,8 +88,8 @@ Status CheckRecords(const std::vector<TableLayout>& tables) {
     if (l.num_buckets == 0) {
       return Status::Corruption(TableName(t) + "num_buckets is 0");
     }
-    if (t > 0 &&
-        (t >= 32 || (uint64_t{first.num_buckets} << t) != l.num_buckets)) {
+    if (t > 0 && (t >= CuckooLimits::kMaxTables ||
+                  (uint64_t{first.num_buckets} << t) != l.num_buckets)) {
       return Status::Corruption(TableName(t) + "num_buckets " +
                                 std::to_string(l.num_buckets) + " is not 2^" +
                                 std::to_string(t) + " times table 0's " +
@@ -227,7 +229,7 @@ Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
     const std::string where = TableName(t);
     Table table;
     table.seed = l.seed;
-    table.level = static_cast<uint32_t>(t);
+    table.table_index = static_cast<uint32_t>(t);
     table.slots =
         PackedSlotsView(data + l.slots_at, l.num_buckets, fingerprint_bits);
     table.stash.resize(l.stash_count);
@@ -256,7 +258,8 @@ Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
 
 bool CuckooView::may_contain(uint64_t hash) const {
   for (const Table& t : tables_) {
-    if (TableMayContain(t.slots, t.seed, t.level, t.stash, hash)) return true;
+    if (TableMayContain(t.slots, t.seed, t.table_index, t.stash, hash))
+      return true;
   }
   return false;
 }
@@ -275,11 +278,11 @@ void CuckooView::may_contain_batch(const uint64_t* hashes, size_t count,
     // Locals, so that the stores to `results` (which may alias anything)
     // do not force the table's fields to be reloaded for every query.
     const PackedSlotsView slots = t.slots;
-    const uint32_t seed = t.seed, level = t.level;
+    const uint32_t seed = t.seed, table_index = t.table_index;
     for (size_t start = 0; start < count; start += kGroup) {
       const size_t n = std::min(kGroup, count - start);
       for (size_t i = 0; i < n; ++i) {
-        group[i] = Locate(hashes[start + i], seed, level, slots);
+        group[i] = LocateIn(slots, seed, table_index, hashes[start + i]);
         __builtin_prefetch(slots.BucketAddress(group[i].bucket));
         __builtin_prefetch(slots.BucketAddress(group[i].alternate));
       }
@@ -298,17 +301,16 @@ void CuckooView::may_contain_batch(const uint64_t* hashes, size_t count,
   }
 }
 
-bool CuckooView::StaticShapeOf(detail::cuckoo::StaticShape* shape) const {
+bool CuckooView::StaticTableOf(detail::cuckoo::StaticTable* table) const {
   if (tables_.size() != 1 || version_ < kFirstTrailerVersion) return false;
   const Table& t = tables_[0];
   if (!t.stash.empty() || !t.slots.HasWordBuckets()) return false;
-  shape->slots = t.slots.data();
-  shape->num_buckets = t.slots.num_buckets();
-  shape->seed = t.seed;
-  shape->fingerprint_bits = fingerprint_bits_;
-  shape->fingerprint_range =
-      static_cast<uint32_t>((uint64_t{1} << fingerprint_bits_) - 1);
-  shape->lanes = detail::cuckoo::WordLanes::For(fingerprint_bits_);
+  table->slots = t.slots.data();
+  table->num_buckets = t.slots.num_buckets();
+  table->seed = t.seed;
+  table->fingerprint_bits = fingerprint_bits_;
+  table->fingerprint_range = t.slots.fingerprint_range();
+  table->lanes = detail::cuckoo::WordLanes::For(fingerprint_bits_);
   return true;
 }
 
@@ -337,7 +339,7 @@ uint64_t CuckooView::num_items() const {
 double CuckooView::load() const {
   uint64_t occupied = 0;
   for (const Table& t : tables_) occupied += t.slots.CountOccupied();
-  const uint64_t slots = num_buckets() * kSlots;
+  const uint64_t slots = num_buckets() * kSlotsPerBucket;
   return slots == 0
              ? 0.0
              : static_cast<double>(occupied) / static_cast<double>(slots);

@@ -1,17 +1,18 @@
-// What the policy files share: the policies' base class, the id helpers of
-// policies.cc and the makers of the policies that live in files of their
-// own.
+// The base classes of the policies: PolicyBase, what every sstfilter
+// policy shares, and SstfilterPolicy, a policy sized by bits per key.
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
-#include <string_view>
 #include <unordered_map>
-#include <vector>
 
+#include "filter_bits.h"
+#include "id_grammar.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/status.h"
+#include "rocksdb/table.h"
+#include "sstfilter/format.h"
+#include "sstfilter/usable_space.h"
 
 namespace sstfilter::rocksdb_plugin {
 
@@ -54,25 +55,34 @@ class PolicyBase : public ROCKSDB_NAMESPACE::FilterPolicy {
   std::string compatibility_name_;
 };
 
-// Parses a bits/key of a BlockedBloom-sized policy ("10", "9.9"; 1..100)
-// into thousandths; InvalidArgument saying why otherwise.
-ROCKSDB_NAMESPACE::Status ParseBloomBitsPerKey(std::string_view text,
-                                               int64_t* millibits);
+// A policy sized by bits per key: BlockedBloom, Cuckoo and Hybrid.
+class SstfilterPolicy : public PolicyBase {
+ public:
+  std::string GetId() const override {
+    return std::string(Name()) + ":" + FormatDecimalMillis(millibits_);
+  }
 
-// "<digits>[.<digits>]" into thousandths, rounding half up; false if
-// malformed.
-bool ParseDecimalMillis(std::string_view text, int64_t* millis);
+ protected:
+  explicit SstfilterPolicy(int64_t millibits) : millibits_(millibits) {}
 
-// The shortest decimal for `millis` thousandths: "10", "9.9", "6.667".
-std::string FormatDecimalMillis(int64_t millis);
+  BuilderConfig Config(
+      FilterKind kind,
+      const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const {
+    BuilderConfig config = BaseConfig(context);
+    config.kind = kind;
+    config.bits_per_key = static_cast<double>(millibits_) / 1000.0;
+    if (context.table_options.optimize_filters_for_memory) {
+      config.memory_balance = &memory_balance_;
+    }
+    return config;
+  }
 
-// "sstfilter.LevelAware" (level_aware_policy.cc).
-inline constexpr char kLevelAwareName[] = "sstfilter.LevelAware";
-
-// Makes sstfilter.LevelAware from the id's fields after its name:
-// <avg_bits_per_key>[:<size_ratio>].
-ROCKSDB_NAMESPACE::Status NewLevelAware(
-    const std::vector<std::string_view>& fields,
-    std::unique_ptr<const ROCKSDB_NAMESPACE::FilterPolicy>* policy);
+ private:
+  const int64_t millibits_;
+  // optimize_filters_for_memory's FPR balance, shared by every builder of
+  // this policy (as RocksDB's BloomLikeFilterPolicy shares its
+  // aggregate_rounding_balance_).
+  mutable FprBalance memory_balance_;
+};
 
 }  // namespace sstfilter::rocksdb_plugin

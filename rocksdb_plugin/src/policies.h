@@ -1,0 +1,43 @@
+// The policies' names and makers: each policy lives in its own file
+// (blocked_bloom_policy.cc, cuckoo_policy.cc, level_aware_policy.cc), and
+// registration.cc registers each maker under its name.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "rocksdb/filter_policy.h"
+#include "rocksdb/status.h"
+
+namespace sstfilter::rocksdb_plugin {
+
+inline constexpr char kBlockedBloomName[] = "sstfilter.BlockedBloom";
+inline constexpr char kCuckooName[] = "sstfilter.Cuckoo";
+inline constexpr char kHybridName[] = "sstfilter.Hybrid";
+inline constexpr char kLevelAwareName[] = "sstfilter.LevelAware";
+
+// Makes a policy from the id's fields after its name (id_grammar.h), or
+// InvalidArgument saying what is wrong with them.
+using PolicyMaker = ROCKSDB_NAMESPACE::Status (*)(
+    const std::vector<std::string_view>& fields,
+    std::unique_ptr<const ROCKSDB_NAMESPACE::FilterPolicy>* policy);
+
+// sstfilter.BlockedBloom:<bits_per_key>[:<lines_per_key>]
+ROCKSDB_NAMESPACE::Status NewBlockedBloom(
+    const std::vector<std::string_view>& fields,
+    std::unique_ptr<const ROCKSDB_NAMESPACE::FilterPolicy>* policy);
+// sstfilter.Cuckoo:<bits_per_key>
+ROCKSDB_NAMESPACE::Status NewCuckoo(
+    const std::vector<std::string_view>& fields,
+    std::unique_ptr<const ROCKSDB_NAMESPACE::FilterPolicy>* policy);
+// sstfilter.Hybrid:<bits_per_key>[:<bloom_before_level>]
+ROCKSDB_NAMESPACE::Status NewHybrid(
+    const std::vector<std::string_view>& fields,
+    std::unique_ptr<const ROCKSDB_NAMESPACE::FilterPolicy>* policy);
+// sstfilter.LevelAware:<avg_bits_per_key>[:<size_ratio>]
+ROCKSDB_NAMESPACE::Status NewLevelAware(
+    const std::vector<std::string_view>& fields,
+    std::unique_ptr<const ROCKSDB_NAMESPACE::FilterPolicy>* policy);
+
+}  // namespace sstfilter::rocksdb_plugin

@@ -1,0 +1,93 @@
+#include "policy_base.h"
+
+#include <string>
+#include <unordered_map>
+
+#include "rocksdb/convenience.h"
+#include "rocksdb/options.h"
+#include "rocksdb/utilities/options_type.h"
+#include "sstfilter/rocksdb_plugin.h"
+
+namespace sstfilter::rocksdb_plugin {
+namespace {
+
+using ROCKSDB_NAMESPACE::ConfigOptions;
+using ROCKSDB_NAMESPACE::FilterBitsReader;
+using ROCKSDB_NAMESPACE::FilterPolicy;
+using ROCKSDB_NAMESPACE::OptionTypeInfo;
+using ROCKSDB_NAMESPACE::Slice;
+using RocksStatus = ROCKSDB_NAMESPACE::Status;
+
+// compatibility_name: RocksDB's built-in family (the default) or the old
+// "sstfilter".
+RocksStatus ParseCompatibilityName(const ConfigOptions& /*options*/,
+                                   const std::string& name,
+                                   const std::string& value, void* addr) {
+  if (value != kRocksdbFamilyCompatibilityName &&
+      value != kSstfilterCompatibilityName) {
+    return RocksStatus::InvalidArgument(
+        name + " must be " + kRocksdbFamilyCompatibilityName +
+        " (the default: one family with RocksDB's filters) or " +
+        kSstfilterCompatibilityName +
+        " (to keep reading SSTs written by sstfilter 0.1), not \"" + value +
+        "\"");
+  }
+  *static_cast<std::string*>(addr) = value;
+  return RocksStatus::OK();
+}
+
+const std::unordered_map<std::string, OptionTypeInfo>& FamilyOptionsInfo() {
+  static const std::unordered_map<std::string, OptionTypeInfo> info = {
+      {"compatibility_name",
+       OptionTypeInfo(0, ROCKSDB_NAMESPACE::OptionType::kString,
+                      ROCKSDB_NAMESPACE::OptionVerificationType::kNormal,
+                      ROCKSDB_NAMESPACE::OptionTypeFlags::kNone,
+                      ParseCompatibilityName)},
+  };
+  return info;
+}
+
+}  // namespace
+
+PolicyBase::PolicyBase()
+    : compatibility_name_(kRocksdbFamilyCompatibilityName) {
+  RegisterOptions("FamilyOptions", &compatibility_name_, &FamilyOptionsInfo());
+}
+
+const char* PolicyBase::CompatibilityName() const {
+  return compatibility_name_ == kSstfilterCompatibilityName
+             ? kSstfilterCompatibilityName
+             : kRocksdbFamilyCompatibilityName;
+}
+
+FilterBitsReader* PolicyBase::GetFilterBitsReader(const Slice& contents) const {
+  return NewBitsReader(contents,
+                       compatibility_name_ == kSstfilterCompatibilityName
+                           ? ReaderFamily::kSstfilterOnly
+                           : ReaderFamily::kRocksdbBuiltin);
+}
+
+RocksStatus PolicyBase::ConfigureOptions(
+    const ConfigOptions& config_options,
+    const std::unordered_map<std::string, std::string>& options,
+    std::unordered_map<std::string, std::string>* unused) {
+  RocksStatus s =
+      FilterPolicy::ConfigureOptions(config_options, options, unused);
+  if (s.ok()) return s;
+  refused_ = std::string(Name()) + ": " + s.getState();
+  return RocksStatus::InvalidArgument(refused_);
+}
+
+RocksStatus PolicyBase::PrepareOptions(const ConfigOptions& config_options) {
+  if (!refused_.empty()) return RocksStatus::InvalidArgument(refused_);
+  return FilterPolicy::PrepareOptions(config_options);
+}
+
+RocksStatus PolicyBase::ValidateOptions(
+    const ROCKSDB_NAMESPACE::DBOptions& db_options,
+    const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const {
+  if (!refused_.empty()) return RocksStatus::InvalidArgument(refused_);
+  return FilterPolicy::ValidateOptions(db_options, cf_options);
+}
+
+}  // namespace sstfilter::rocksdb_plugin

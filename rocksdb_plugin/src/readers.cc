@@ -1,0 +1,198 @@
+// The FilterBitsReaders of every sstfilter policy (filter_bits.h): one per
+// block, chosen once by kind, layout and SIMD path, and NewBitsReader, the
+// one switch that picks it (or RocksDB's own reader, or "may match").
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <utility>
+
+#include "builtin_format.h"
+#include "filter_bits.h"
+#include "key_hash.h"
+#include "rocksdb/filter_policy.h"
+#include "sstfilter/blocked_bloom.h"
+#include "sstfilter/cuckoo_filter.h"
+#include "sstfilter/detail/avx2_line_ops.h"
+#include "sstfilter/detail/blocked_bloom_probe.h"
+#include "sstfilter/detail/cuckoo_probe.h"
+#include "sstfilter/filter_view.h"
+#include "sstfilter/simd.h"
+
+namespace sstfilter::rocksdb_plugin {
+namespace {
+
+using ROCKSDB_NAMESPACE::FilterBitsReader;
+using ROCKSDB_NAMESPACE::Slice;
+
+class AlwaysMayMatchReader : public FilterBitsReader {
+ public:
+  bool MayMatch(const Slice& /*key*/) override { return true; }
+  void MayMatch(int num_keys, Slice** /*keys*/, bool* may_match) override {
+    std::fill(may_match, may_match + std::max(num_keys, 0), true);
+  }
+};
+
+// Hashes up to kHashGroup keys of a MultiGet batch at a time (MultiGet
+// batches are at most 32 keys) and hands them to `probe`.
+constexpr int kHashGroup = 64;
+template <typename Probe>
+inline void ForEachHashGroup(int num_keys, Slice** keys, bool* may_match,
+                             Probe&& probe) {
+  uint64_t hashes[kHashGroup];
+  for (int start = 0; start < num_keys; start += kHashGroup) {
+    const int count = std::min(kHashGroup, num_keys - start);
+    for (int i = 0; i < count; ++i) {
+      hashes[i] = HashKeyInline(ToView(*keys[start + i]));
+    }
+    probe(hashes, static_cast<size_t>(count), may_match + start);
+  }
+}
+
+// For the inline readers' batches: key i's hash, computed where the batch
+// prefetches its line or buckets.
+struct HashOfKey {
+  Slice** keys;
+  uint64_t operator()(size_t i) const {
+    return HashKeyInline(ToView(*keys[i]));
+  }
+};
+size_t BatchSize(int num_keys) {
+  return static_cast<size_t>(std::max(num_keys, 0));
+}
+
+// The readers below are chosen once per block, by kind, layout and SIMD
+// path, so that MayMatch hashes and probes inline: no variant, no run-time
+// CPU check and no call per key, as RocksDB's FastLocalBloomBitsReader
+// (filter_policy.cc) does. The AVX2 instantiations are compiled for AVX2
+// ([[gnu::target("avx2"), gnu::flatten]]) and made only when the CPU has
+// it.
+
+template <typename LineOps>
+class BlockedBloomReader final : public FilterBitsReader {
+ public:
+  explicit BlockedBloomReader(const detail::BloomLines& lines)
+      : lines_(lines) {}
+  bool MayMatch(const Slice& key) override;
+  void MayMatch(int num_keys, Slice** keys, bool* may_match) override;
+
+ private:
+  bool MatchOne(const Slice& key) const {
+    return detail::MayContain<LineOps>(lines_, HashKeyInline(ToView(key)));
+  }
+  // Each key is hashed as its line is prefetched (MayContainBatchOf).
+  void MatchBatch(int num_keys, Slice** keys, bool* may_match) const {
+    detail::MayContainBatchOf<LineOps>(lines_, BatchSize(num_keys),
+                                       HashOfKey{keys}, may_match);
+  }
+
+  const detail::BloomLines lines_;
+};
+
+template <typename LineOps>
+bool BlockedBloomReader<LineOps>::MayMatch(const Slice& key) {
+  return MatchOne(key);
+}
+template <typename LineOps>
+void BlockedBloomReader<LineOps>::MayMatch(int num_keys, Slice** keys,
+                                           bool* may_match) {
+  MatchBatch(num_keys, keys, may_match);
+}
+#if defined(__x86_64__)
+template <>
+[[gnu::target("avx2"), gnu::flatten]] bool
+BlockedBloomReader<detail::Avx2LineOps>::MayMatch(const Slice& key) {
+  return MatchOne(key);
+}
+template <>
+[[gnu::target("avx2"), gnu::flatten]] void
+BlockedBloomReader<detail::Avx2LineOps>::MayMatch(int num_keys, Slice** keys,
+                                                  bool* may_match) {
+  MatchBatch(num_keys, keys, may_match);
+}
+#endif
+
+// The common static cuckoo filter (cuckoo_probe.h's StaticTable).
+class StaticCuckooReader final : public FilterBitsReader {
+ public:
+  explicit StaticCuckooReader(const detail::cuckoo::StaticTable& table)
+      : table_(table) {}
+  bool MayMatch(const Slice& key) override {
+    return detail::cuckoo::StaticMayContain(table_, HashKeyInline(ToView(key)));
+  }
+  void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
+    detail::cuckoo::StaticMayContainBatchOf(table_, BatchSize(num_keys),
+                                            HashOfKey{keys}, may_match);
+  }
+
+ private:
+  const detail::cuckoo::StaticTable table_;
+};
+
+// Any other filter (a cuckoo chain or stash, wide fingerprints, format v1
+// cuckoo): through the view.
+class ViewReader final : public FilterBitsReader {
+ public:
+  explicit ViewReader(FilterView view) : view_(std::move(view)) {}
+  bool MayMatch(const Slice& key) override {
+    return view_.may_contain(HashKeyInline(ToView(key)));
+  }
+  void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
+    ForEachHashGroup(num_keys, keys, may_match,
+                     [this](const uint64_t* hashes, size_t n, bool* out) {
+                       view_.may_contain_batch(hashes, n, out);
+                     });
+  }
+
+ private:
+  const FilterView view_;
+};
+
+FilterBitsReader* NewBlockedBloomReader(const BlockedBloomView& view) {
+  const detail::BloomLines lines =
+      detail::BloomLines::Of(view.lines(), view.params());
+#if defined(__x86_64__)
+  if (ActiveSimdPath() == SimdPath::kAvx2) {
+    return new BlockedBloomReader<detail::Avx2LineOps>(lines);
+  }
+#endif
+  return new BlockedBloomReader<detail::ScalarLineOps>(lines);
+}
+
+}  // namespace
+
+FilterBitsReader* NewBitsReader(const Slice& contents, ReaderFamily family) {
+  FilterView view;
+  if (!FilterView::Parse(ToView(contents), &view).ok()) {
+    FormatTag tag;
+    if (family == ReaderFamily::kSstfilterOnly ||
+        ReadTrailerTag(ToView(contents), &tag)) {
+      return new AlwaysMayMatchReader();
+    }
+    switch (ReadBuiltinFormat(ToView(contents)).kind) {
+      case BuiltinKind::kLegacyBloom:
+      case BuiltinKind::kFastLocalBloom:
+      case BuiltinKind::kRibbon128: {
+        // RocksDB's built-in policies all read through one dispatcher. The
+        // policy is made once and never freed (readers may outlive statics).
+        static const ROCKSDB_NAMESPACE::FilterPolicy* const builtin =
+            ROCKSDB_NAMESPACE::NewBloomFilterPolicy(10);
+        return builtin->GetFilterBitsReader(contents);
+      }
+      default:
+        // Empty, zero probes or malformed: a damaged block of ours (a
+        // truncated one loses its tag) may look like any of these, so
+        // "may match", where RocksDB would answer "no" to a short block.
+        return new AlwaysMayMatchReader();
+    }
+  }
+  if (const BlockedBloomView* bloom = view.blocked_bloom()) {
+    return NewBlockedBloomReader(*bloom);
+  }
+  detail::cuckoo::StaticTable table;
+  if (view.cuckoo()->StaticTableOf(&table)) {
+    return new StaticCuckooReader(table);
+  }
+  return new ViewReader(std::move(view));
+}
+
+}  // namespace sstfilter::rocksdb_plugin
