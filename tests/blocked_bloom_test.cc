@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "filter_bytes.h"
+#include "format_checks.h"
+#include "keys.h"
 #include "sstfilter/detail/endian.h"
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/simd.h"
-#include "support/filter_bytes.h"
-#include "support/format_checks.h"
-#include "support/keys.h"
 
 namespace sstfilter {
 namespace {

@@ -1,6 +1,5 @@
-// Specification of the packed-slot table and of the dynamic cuckoo filter:
-// the insert/erase contract, growth by chaining, the stash, and
-// deserialization.
+// Specification of the dynamic cuckoo filter: the insert/erase contract,
+// growth by chaining, the stash, and deserialization.
 #include <gtest/gtest.h>
 
 #include "cuckoo_test_support.h"
@@ -8,71 +7,7 @@
 namespace sstfilter::cuckoo_testing {
 namespace {
 
-// ---------------------------------------------------------------------------
-// The packed-slot table
-
-TEST(CuckooFilterTest, PackedSlotsReadBackWhatWasWrittenAtEveryWidth) {
-  std::mt19937_64 rng(3);
-  for (uint32_t f = 4; f <= 32; ++f) {
-    // An odd bucket count so the stream ends mid-word (the clamped path).
-    const uint64_t m = 37;
-    std::vector<uint8_t> bytes(detail::PackedSlotsView::BytesFor(m, f));
-    detail::PackedSlots slots(bytes.data(), m, f);
-    std::vector<uint32_t> shadow(m * 4, 0);
-    const uint32_t mask = static_cast<uint32_t>((uint64_t{1} << f) - 1);
-    for (int round = 0; round < 3; ++round) {
-      for (uint64_t i = 0; i < m * 4; ++i) {
-        const uint32_t v = static_cast<uint32_t>(rng()) & mask;
-        EXPECT_EQ(slots.Exchange(i / 4, i % 4, v), shadow[i]);
-        shadow[i] = v;
-      }
-      for (uint64_t i = 0; i < m * 4; ++i) {
-        ASSERT_EQ(slots.Get(i / 4, i % 4), shadow[i]) << "f=" << f;
-      }
-    }
-  }
-}
-
-TEST(CuckooFilterTest, WordAtATimeProbeMatchesPerSlotReference) {
-  // Fill buckets with near misses of the probed fingerprint (one bit off,
-  // +-1, the top bit flipped, empty) so every borrow and carry case of the
-  // SWAR test is exercised, then compare with the per-slot Find.
-  std::mt19937_64 rng(4);
-  for (uint32_t f = 4; f <= 32; ++f) {
-    const uint64_t m = 41;
-    const uint32_t mask = static_cast<uint32_t>((uint64_t{1} << f) - 1);
-    std::vector<uint8_t> bytes(detail::PackedSlotsView::BytesFor(m, f));
-    detail::PackedSlots slots(bytes.data(), m, f);
-    for (int trial = 0; trial < 2000; ++trial) {
-      const uint32_t fp = 1 + static_cast<uint32_t>(rng() % mask);
-      const uint32_t near[] = {0,
-                               fp,
-                               (fp + 1) & mask,
-                               (fp - 1) & mask,
-                               fp ^ (1u << (f - 1)),
-                               fp ^ (1u << (rng() % f)),
-                               static_cast<uint32_t>(rng()) & mask};
-      const uint64_t a = rng() % m, b = rng() % m;
-      for (uint64_t bucket : {a, b}) {
-        for (uint32_t j = 0; j < 4; ++j) {
-          const uint32_t v = near[rng() % 7];
-          slots.Exchange(bucket, j, v == fp && rng() % 2 ? 0 : v);
-        }
-      }
-      const bool reference = slots.Find(a, fp) >= 0 || slots.Find(b, fp) >= 0;
-      ASSERT_EQ(slots.EitherBucketContains(a, b, fp), reference)
-          << "f=" << f << " fp=" << fp;
-      if (slots.HasWordBuckets()) {
-        ASSERT_EQ(slots.WordBucketsContain(a, b, fp), reference);
-      }
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Dynamic filters
-
-TEST(CuckooFilterTest, DynamicNeverFalseNegativeUpToOneMillion) {
+TEST(CuckooDynamicTest, DynamicNeverFalseNegativeUpToOneMillion) {
   for (uint64_t expected : {1000, 1'000'000}) {
     for (const auto& keys : {RandomKeyHashes(1'000'000, 8),
                              SequentialBigEndianKeyHashes(300'000)}) {
@@ -87,7 +22,7 @@ TEST(CuckooFilterTest, DynamicNeverFalseNegativeUpToOneMillion) {
   }
 }
 
-TEST(CuckooFilterTest, EraseRemovesOneCopyAtATime) {
+TEST(CuckooDynamicTest, EraseRemovesOneCopyAtATime) {
   const auto others = RandomKeyHashes(1000, 9);
   const uint64_t key = HashKey("repeated");
   // expected 1: copies spill into the stash and chained tables.
@@ -110,7 +45,7 @@ TEST(CuckooFilterTest, EraseRemovesOneCopyAtATime) {
   }
 }
 
-TEST(CuckooFilterTest, NinthCopyOfAnItemIsTooManyDuplicates) {
+TEST(CuckooDynamicTest, NinthCopyOfAnItemIsTooManyDuplicates) {
   for (uint64_t expected : {1, 1000}) {
     CuckooFilter filter = CreateDynamic(12, expected);
     const uint64_t key = HashKey("eight is the limit");
@@ -127,7 +62,7 @@ TEST(CuckooFilterTest, NinthCopyOfAnItemIsTooManyDuplicates) {
   }
 }
 
-TEST(CuckooFilterTest, FullFilterGrowsByChainingTablesOfDoubleSize) {
+TEST(CuckooDynamicTest, FullFilterGrowsByChainingTablesOfDoubleSize) {
   CuckooFilter filter = CreateDynamic(12, 1000);
   const auto keys = RandomKeyHashes(100'000, 12);
   for (uint64_t h : keys) ASSERT_TRUE(filter.add(h).ok());
@@ -147,7 +82,7 @@ TEST(CuckooFilterTest, FullFilterGrowsByChainingTablesOfDoubleSize) {
   for (uint64_t h : keys) ASSERT_TRUE(filter.may_contain(h));
 }
 
-TEST(CuckooFilterTest, StashVictimReturnsToItsTableWhenSlotsFree) {
+TEST(CuckooDynamicTest, StashVictimReturnsToItsTableWhenSlotsFree) {
   CuckooFilter filter = CreateDynamic(12, 100);
   std::vector<uint64_t> first_table;
   for (uint64_t i = 0; filter.num_tables() == 1; ++i) {
@@ -172,7 +107,7 @@ TEST(CuckooFilterTest, StashVictimReturnsToItsTableWhenSlotsFree) {
   }
 }
 
-TEST(CuckooFilterTest, EraseOfAbsentItemIsNotFound) {
+TEST(CuckooDynamicTest, EraseOfAbsentItemIsNotFound) {
   CuckooFilter empty;
   EXPECT_EQ(empty.erase(1).code(), StatusCode::kNotFound);
   EXPECT_EQ(empty.num_tables(), 0u);
@@ -184,7 +119,7 @@ TEST(CuckooFilterTest, EraseOfAbsentItemIsNotFound) {
   EXPECT_EQ(filter.size(), 50u);
 }
 
-TEST(CuckooFilterTest, DeserializedFilterKeepsWorking) {
+TEST(CuckooDynamicTest, DeserializedFilterKeepsWorking) {
   CuckooFilter filter = CreateDynamic(12, 100);
   const auto keys = RandomKeyHashes(3000, 13);
   for (size_t i = 0; i < 2000; ++i) ASSERT_TRUE(filter.add(keys[i]).ok());
@@ -222,7 +157,7 @@ TEST(CuckooFilterTest, DeserializedFilterKeepsWorking) {
             StatusCode::kCorruption);
 }
 
-TEST(CuckooFilterTest, ErasingInsertedItemsNeverLosesAnotherItem) {
+TEST(CuckooDynamicTest, ErasingInsertedItemsNeverLosesAnotherItem) {
   // Many tables and short fingerprints make items collide across tables.
   // Erasing every inserted item in random order must always succeed, and
   // never take away a remaining item's only copy (the header's "Chains").
@@ -252,7 +187,7 @@ TEST(CuckooFilterTest, ErasingInsertedItemsNeverLosesAnotherItem) {
   }
 }
 
-TEST(CuckooFilterTest, BatchAgreesWithSingleQueriesOnChainsWithStashes) {
+TEST(CuckooDynamicTest, BatchAgreesWithSingleQueriesOnChainsWithStashes) {
   CuckooFilter filter = CreateDynamic(10, 50);
   const auto keys = RandomKeyHashes(5000, 15);
   for (uint64_t h : keys) ASSERT_TRUE(filter.add(h).ok());

@@ -11,7 +11,7 @@ namespace {
 // ---------------------------------------------------------------------------
 // The documented derivation and layout
 
-TEST(CuckooFilterTest, StoredBytesFollowTheDocumentedDerivationAndLayout) {
+TEST(CuckooFormatTest, StoredBytesFollowTheDocumentedDerivationAndLayout) {
   const auto keys = SequentialKeyHashes(1000);
   for (uint32_t f : {4u, 8u, 12u, 13u, 16u, 17u, 31u, 32u}) {
     const std::string bytes = BuildStatic(keys, f);
@@ -40,7 +40,7 @@ TEST(CuckooFilterTest, StoredBytesFollowTheDocumentedDerivationAndLayout) {
   }
 }
 
-TEST(CuckooFilterTest, HandWrittenChainWithStashAnswersAsSpecified) {
+TEST(CuckooFormatTest, HandWrittenChainWithStashAnswersAsSpecified) {
   // Three tables (5, 10, 20 buckets, seed 7): a stash entry in the first,
   // slots in the alternate buckets of the others. Each key is found exactly
   // where the header's derivation puts it.
@@ -80,7 +80,7 @@ TEST(CuckooFilterTest, HandWrittenChainWithStashAnswersAsSpecified) {
   EXPECT_FALSE(Parse(other).may_contain(in_stash));
 }
 
-TEST(CuckooFilterTest, ChainedTablesFollowTheDoublingRuleAndDerivation) {
+TEST(CuckooFormatTest, ChainedTablesFollowTheDoublingRuleAndDerivation) {
   // A grown filter: table t has m_0 * 2^t buckets and table 0's seed, and
   // every key not in a stash sits in a bucket the header's lifted
   // derivation names for it.
@@ -121,7 +121,7 @@ TEST(CuckooFilterTest, ChainedTablesFollowTheDoublingRuleAndDerivation) {
 // format version instead of editing these values) or the static build
 // places items differently (the same format, but no longer reproducible
 // from the same keys: change it only deliberately).
-TEST(CuckooFilterTest, GoldenVectorsPinTheFormat) {
+TEST(CuckooFormatTest, GoldenVectorsPinTheFormat) {
   // One key, f = 8, spelled out from the header's derivation: one bucket,
   // the fingerprint in slot 0.
   const uint64_t h = HashKey("key0");
@@ -173,7 +173,7 @@ TEST(CuckooFilterTest, GoldenVectorsPinTheFormat) {
 
 constexpr auto ExpectParseError = test_support::ExpectParseError<CuckooView>;
 
-TEST(CuckooFilterTest, MalformedBytesGiveClearErrors) {
+TEST(CuckooFormatTest, MalformedBytesGiveClearErrors) {
   const std::string valid = BuildStatic(SequentialKeyHashes(100), 12);
   ASSERT_EQ(valid.size(), 27 * 6 + kStaticMetadataBytes);
   const size_t meta = valid.size() - kStaticMetadataBytes;
@@ -271,7 +271,7 @@ TEST(CuckooFilterTest, MalformedBytesGiveClearErrors) {
   EXPECT_EQ(view.size_bytes(), valid.size());
 }
 
-TEST(CuckooFilterTest, DamagedMetadataNeverParsesAsAnotherFilter) {
+TEST(CuckooFormatTest, DamagedMetadataNeverParsesAsAnotherFilter) {
   test_support::ExpectEveryMetadataByteChecked<CuckooView>(
       BuildStatic(SequentialKeyHashes(100), 12), kStaticMetadataBytes);
   CuckooFilter chain = CreateDynamic(8, 20);
@@ -281,7 +281,7 @@ TEST(CuckooFilterTest, DamagedMetadataNeverParsesAsAnotherFilter) {
       chain.Serialize(), 20 + 12 * chain.num_tables());
 }
 
-TEST(CuckooFilterTest, TruncatedOrFlippedBytesNeverCrashTheParser) {
+TEST(CuckooFormatTest, TruncatedOrFlippedBytesNeverCrashTheParser) {
   CuckooFilter chain = CreateDynamic(12, 20);
   for (uint64_t h : RandomKeyHashes(300, 16)) ASSERT_TRUE(chain.add(h).ok());
   const std::string inputs[] = {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "keys.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/filter_view.h"
 #include "sstfilter/hash.h"
-#include "support/keys.h"
 
 namespace sstfilter {
 namespace {

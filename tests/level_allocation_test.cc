@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "keys.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
-#include "support/keys.h"
 
 namespace sstfilter {
 namespace {

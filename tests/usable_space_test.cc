@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "filter_bytes.h"
+#include "keys.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
-#include "support/filter_bytes.h"
-#include "support/keys.h"
 
 namespace sstfilter {
 namespace {
@@ -342,7 +342,8 @@ TEST(UsableSpaceTest, CuckooFillsTheUsableSpaceAndNeverShrinks) {
         const HashRun run{keys.data(), keys.size()};
         std::string bytes;
         ASSERT_TRUE(
-            BuildStaticCuckoo(&run, 1, fingerprint_bits, {buckets}, &bytes).ok());
+            BuildStaticCuckoo(&run, 1, fingerprint_bits, {buckets}, &bytes)
+                .ok());
         CuckooView view;
         ASSERT_TRUE(CuckooView::Parse(bytes, &view).ok());
         EXPECT_EQ(view.num_buckets(), buckets) << "built at the chosen size";

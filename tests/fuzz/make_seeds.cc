@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "keys.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
-#include "support/keys.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

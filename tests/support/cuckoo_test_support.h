@@ -19,11 +19,11 @@
 
 // The packed-slot table, for its per-slot reference probe.
 #include "cuckoo/packed_slots.h"
+#include "format_checks.h"
+#include "keys.h"
 #include "sstfilter/detail/endian.h"
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
-#include "support/format_checks.h"
-#include "support/keys.h"
 
 namespace sstfilter::cuckoo_testing {
 
