@@ -18,7 +18,7 @@ TEST(CuckooFormatTest, StoredBytesFollowTheDocumentedDerivationAndLayout) {
     const std::vector<TableInfo> tables = ReadTables(bytes);
     ASSERT_EQ(tables.size(), 1u);
     const TableInfo& t = tables[0];
-    EXPECT_EQ(t.stash_count, 0u);
+    EXPECT_EQ(t.num_stashed, 0u);
     EXPECT_EQ(t.slots_offset, 0u);
     EXPECT_EQ(t.slots_size + kStaticMetadataBytes, bytes.size());
     const size_t slots = t.slots_offset;
@@ -69,15 +69,15 @@ TEST(CuckooFormatTest, HandWrittenChainWithStashAnswersAsSpecified) {
   EXPECT_EQ(view.num_tables(), 3u);
   EXPECT_EQ(view.num_buckets(), 35u);
   EXPECT_EQ(view.num_items(), 3u);
-  EXPECT_DOUBLE_EQ(view.load(), 2.0 / 140);
+  EXPECT_DOUBLE_EQ(view.Load(), 2.0 / 140);
   for (uint64_t h : {in_stash, in_slot1, in_slot2}) {
-    EXPECT_TRUE(view.may_contain(h));
+    EXPECT_TRUE(view.MayContain(h));
   }
   const std::vector<char> batch = Batch(view, {in_stash, in_slot1, in_slot2});
   EXPECT_TRUE(batch[0] && batch[1] && batch[2]);
   // With the stash fingerprint changed the first key is gone.
   const std::string other = chain(s0.fingerprint % 255 + 1);
-  EXPECT_FALSE(Parse(other).may_contain(in_stash));
+  EXPECT_FALSE(Parse(other).MayContain(in_stash));
 }
 
 TEST(CuckooFormatTest, ChainedTablesFollowTheDoublingRuleAndDerivation) {
@@ -86,7 +86,7 @@ TEST(CuckooFormatTest, ChainedTablesFollowTheDoublingRuleAndDerivation) {
   // derivation names for it.
   CuckooFilter filter = CreateDynamic(8, 20);
   const auto keys = SequentialKeyHashes(400);
-  for (uint64_t h : keys) ASSERT_TRUE(filter.add(h).ok());
+  for (uint64_t h : keys) ASSERT_TRUE(filter.Add(h).ok());
   ASSERT_GE(filter.num_tables(), 3u);
   const std::string bytes = filter.Serialize();
   const std::vector<TableInfo> tables = ReadTables(bytes);
@@ -109,7 +109,7 @@ TEST(CuckooFormatTest, ChainedTablesFollowTheDoublingRuleAndDerivation) {
   }
   // Every key but the stashed ones sits in a bucket the spec names.
   uint64_t stashed = 0;
-  for (const TableInfo& t : tables) stashed += t.stash_count;
+  for (const TableInfo& t : tables) stashed += t.num_stashed;
   EXPECT_GE(found + stashed, keys.size());
 }
 
@@ -141,7 +141,7 @@ TEST(CuckooFormatTest, GoldenVectorsPinTheFormat) {
                 + Hex(three.substr(6, 4)) +  // the metadata's checksum
                 "01000000"                   // num_buckets = 1
                 "00000000"                   // seed = 0
-                "00000000"                   // stash_count = 0
+                "00000000"                   // num_stashed = 0
                 "0300000000000000"           // num_keys = 3
                 "0c040100"                   // f = 12, 4 slots, 1 table
                 "53460202");                 // "SF", kind 2, version 2
@@ -268,14 +268,14 @@ TEST(CuckooFormatTest, MalformedBytesGiveClearErrors) {
   // A failed parse leaves the view as it was.
   CuckooView view = Parse(valid);
   EXPECT_FALSE(CuckooView::Parse("SF", &view).ok());
-  EXPECT_EQ(view.size_bytes(), valid.size());
+  EXPECT_EQ(view.SizeBytes(), valid.size());
 }
 
 TEST(CuckooFormatTest, DamagedMetadataNeverParsesAsAnotherFilter) {
   test_support::ExpectEveryMetadataByteChecked<CuckooView>(
       BuildStatic(SequentialKeyHashes(100), 12), kStaticMetadataBytes);
   CuckooFilter chain = CreateDynamic(8, 20);
-  for (uint64_t h : SequentialKeyHashes(200)) ASSERT_TRUE(chain.add(h).ok());
+  for (uint64_t h : SequentialKeyHashes(200)) ASSERT_TRUE(chain.Add(h).ok());
   ASSERT_GE(chain.num_tables(), 2u);
   test_support::ExpectEveryMetadataByteChecked<CuckooView>(
       chain.Serialize(), 20 + 12 * chain.num_tables());
@@ -283,7 +283,7 @@ TEST(CuckooFormatTest, DamagedMetadataNeverParsesAsAnotherFilter) {
 
 TEST(CuckooFormatTest, TruncatedOrFlippedBytesNeverCrashTheParser) {
   CuckooFilter chain = CreateDynamic(12, 20);
-  for (uint64_t h : RandomKeyHashes(300, 16)) ASSERT_TRUE(chain.add(h).ok());
+  for (uint64_t h : RandomKeyHashes(300, 16)) ASSERT_TRUE(chain.Add(h).ok());
   const std::string inputs[] = {
       BuildStatic(SequentialKeyHashes(100), 12),
       BuildStatic(SequentialKeyHashes(60), 7),
@@ -294,21 +294,21 @@ TEST(CuckooFormatTest, TruncatedOrFlippedBytesNeverCrashTheParser) {
     CuckooView view;
     if (!CuckooView::Parse(bytes, &view).ok()) return;
     bool results[64];
-    view.may_contain_batch(probes.data(), probes.size(), results);
-    for (uint64_t h : probes) (void)view.may_contain(h);
-    EXPECT_GE(view.load(), 0.0);
-    EXPECT_LE(view.load(), 1.0);
+    view.MayContainBatch(probes.data(), probes.size(), results);
+    for (uint64_t h : probes) (void)view.MayContain(h);
+    EXPECT_GE(view.Load(), 0.0);
+    EXPECT_LE(view.Load(), 1.0);
     EXPECT_GE(view.EstimatedFpr(), 0.0);
     EXPECT_LE(view.EstimatedFpr(), 1.0);
     if (!mutate) return;
     CuckooFilter filter;
     ASSERT_TRUE(CuckooFilter::Deserialize(bytes, &filter).ok());
     for (uint64_t h : probes) {
-      const Status s = filter.add(h);
+      const Status s = filter.Add(h);
       if (s.ok()) {
-        EXPECT_TRUE(filter.may_contain(h));
+        EXPECT_TRUE(filter.MayContain(h));
       }
-      (void)filter.erase(h);
+      (void)filter.Erase(h);
     }
   };
   std::mt19937 rng(1);

@@ -86,7 +86,7 @@ TEST(CuckooStaticTest, StaticBitsPerKeyAtTwelveBitFingerprintsIsAtMost12_8) {
                                   ? TenMillionKeyFilter()
                                   : BuildStatic(SequentialKeyHashes(n), 12);
     const double bits_per_key = bytes.size() * 8.0 / n;
-    const double load = Parse(bytes).load();
+    const double load = Parse(bytes).Load();
     std::printf("   %-10llu  12 %-11zu %-9.4f %.4f\n",
                 static_cast<unsigned long long>(n), bytes.size(), bits_per_key,
                 load);
@@ -197,7 +197,7 @@ TEST(CuckooStaticTest, MeasuredFprMatchesEstimatedFpr) {
         queries;
     const double expected = view.EstimatedFpr();
     std::printf("   f=%-2u n=%llu load=%.4f measured FPR %.6f estimated %.6f\n",
-                f, static_cast<unsigned long long>(n), view.load(), measured,
+                f, static_cast<unsigned long long>(n), view.Load(), measured,
                 expected);
     // 4 sigma of the binomial count, plus 2% for the model (average load
     // in place of the per-bucket distribution).
@@ -205,7 +205,7 @@ TEST(CuckooStaticTest, MeasuredFprMatchesEstimatedFpr) {
         << "f=" << f;
     // And the model itself: about 2 * 4 * load / (2^f - 1) (the first-order
     // term; 1.3% above the exact value at f = 8).
-    EXPECT_NEAR(expected, 8 * view.load() / ((1 << f) - 1), 0.02 * expected);
+    EXPECT_NEAR(expected, 8 * view.Load() / ((1 << f) - 1), 0.02 * expected);
   }
 }
 
@@ -220,11 +220,11 @@ TEST(CuckooStaticTest, EveryFingerprintWidthBuildsRoundTripsAndFindsAllKeys) {
     const CuckooView view = Parse(bytes);
     EXPECT_EQ(view.fingerprint_bits(), f);
     EXPECT_EQ(view.num_items(), DistinctPlacements(bytes, keys)) << context;
-    EXPECT_EQ(view.size_bytes(), bytes.size());
+    EXPECT_EQ(view.SizeBytes(), bytes.size());
     ExpectAllFound(view, keys, context);
     const std::vector<char> batch = Batch(view, absent);
     for (size_t i = 0; i < absent.size(); ++i) {
-      ASSERT_EQ(view.may_contain(absent[i]), batch[i] != 0) << context;
+      ASSERT_EQ(view.MayContain(absent[i]), batch[i] != 0) << context;
     }
     EXPECT_GT(view.EstimatedFpr(), 0.0);
     EXPECT_LT(view.EstimatedFpr(), 1.0);
@@ -234,7 +234,7 @@ TEST(CuckooStaticTest, EveryFingerprintWidthBuildsRoundTripsAndFindsAllKeys) {
     // narrow width already fill the item's buckets; it is then found anyway.
     CuckooFilter filter = CreateDynamic(f, 1000);
     for (uint64_t h : keys) {
-      const Status s = filter.add(h);
+      const Status s = filter.Add(h);
       ASSERT_TRUE(s.ok() || s.code() == StatusCode::kTooManyDuplicates)
           << context << ": " << s.ToString();
     }
@@ -243,8 +243,8 @@ TEST(CuckooStaticTest, EveryFingerprintWidthBuildsRoundTripsAndFindsAllKeys) {
     CuckooFilter copy;
     ASSERT_TRUE(CuckooFilter::Deserialize(serialized, &copy).ok()) << context;
     EXPECT_EQ(copy.Serialize(), serialized) << context;
-    EXPECT_EQ(copy.size(), filter.size()) << context;
-    for (uint64_t h : keys) ASSERT_TRUE(copy.may_contain(h)) << context;
+    EXPECT_EQ(copy.num_items(), filter.num_items()) << context;
+    for (uint64_t h : keys) ASSERT_TRUE(copy.MayContain(h)) << context;
     ExpectAllFound(Parse(serialized), keys, context + " dynamic");
   }
 }
@@ -295,7 +295,7 @@ TEST(CuckooStaticTest, EmptyStaticFilterHasNoTablesAndAnswersNo) {
   const CuckooView view = Parse(bytes);
   EXPECT_EQ(view.num_tables(), 0u);
   EXPECT_EQ(view.num_items(), 0u);
-  EXPECT_EQ(view.load(), 0.0);
+  EXPECT_EQ(view.Load(), 0.0);
   EXPECT_EQ(view.EstimatedFpr(), 0.0);
   const auto absent = AbsentKeyHashes(1000);
   EXPECT_EQ(CountMayContain(view, absent), 0u);
@@ -311,15 +311,14 @@ TEST(CuckooStaticTest, KeyFormsHashWithHashKey) {
   const CuckooView view = Parse(bytes);
   CuckooFilter filter = CreateDynamic(12, 10);
   for (const auto& k : keys) {
-    EXPECT_TRUE(view.may_contain_key(k));
-    EXPECT_TRUE(filter.add_key(k).ok());
-    EXPECT_TRUE(filter.may_contain_key(k));
-    EXPECT_TRUE(filter.may_contain(HashKey(k)));
+    EXPECT_TRUE(view.MayContainKey(k));
+    EXPECT_TRUE(filter.AddKey(k).ok());
+    EXPECT_TRUE(filter.MayContainKey(k));
+    EXPECT_TRUE(filter.MayContain(HashKey(k)));
   }
-  EXPECT_EQ(view.may_contain_key("delta"), view.may_contain(HashKey("delta")));
-  EXPECT_TRUE(filter.erase_key("beta").ok());
-  EXPECT_EQ(filter.may_contain_key("beta"),
-            filter.may_contain(HashKey("beta")));
+  EXPECT_EQ(view.MayContainKey("delta"), view.MayContain(HashKey("delta")));
+  EXPECT_TRUE(filter.EraseKey("beta").ok());
+  EXPECT_EQ(filter.MayContainKey("beta"), filter.MayContain(HashKey("beta")));
 }
 
 TEST(CuckooStaticTest, BadFingerprintWidthIsInvalidArgument) {
