@@ -86,13 +86,13 @@ double MeasureFpr(const BlockedBloomParams& params,
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     std::exit(1);
   }
-  bloom.add_batch(present.data(), present.size());
+  bloom.AddBatch(present.data(), present.size());
 
   constexpr size_t kChunk = 256;
   bool results[kChunk];
   for (size_t i = 0; i < present.size(); i += kChunk) {
     const size_t n = std::min(kChunk, present.size() - i);
-    bloom.may_contain_batch(present.data() + i, n, results);
+    bloom.MayContainBatch(present.data() + i, n, results);
     if (!std::all_of(results, results + n, [](bool r) { return r; })) {
       std::fprintf(stderr, "false negative (lines %u, probes %u)\n",
                    params.lines_per_key, params.num_probes);
@@ -102,7 +102,7 @@ double MeasureFpr(const BlockedBloomParams& params,
   uint64_t positives = 0;
   for (size_t i = 0; i < num_queries; i += kChunk) {
     const size_t n = std::min<size_t>(kChunk, num_queries - i);
-    bloom.may_contain_batch(absent.data() + i, n, results);
+    bloom.MayContainBatch(absent.data() + i, n, results);
     positives += std::count(results, results + n, true);
   }
   return static_cast<double>(positives) / static_cast<double>(num_queries);

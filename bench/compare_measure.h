@@ -108,7 +108,7 @@ struct Filter {
   rdb::Slice contents;
   std::unique_ptr<rdb::FilterBitsReader> reader;
   uint64_t num_keys = 0;
-  double bits_per_key() const {
+  double BitsPerKey() const {
     return num_keys == 0 ? 0 : contents.size() * 8.0 / num_keys;
   }
 };
@@ -171,7 +171,7 @@ class HashProbe {
   }
   bool operator()(uint64_t hash) const {
     if (!ours_) return reader_ == nullptr || reader_->HashMayMatch(hash);
-    return view_.may_contain(hash);
+    return view_.MayContain(hash);
   }
   bool ours() const { return ours_; }
 
@@ -226,9 +226,9 @@ struct Row {
   double many_fpr = 0;
   std::map<std::string, std::vector<double>> ns;  // metric -> per repeat
 
-  double median(const std::string& metric) const {
+  double Median(const std::string& metric) const {
     auto it = ns.find(metric);
-    return it == ns.end() ? std::nan("") : Median(it->second);
+    return it == ns.end() ? std::nan("") : bench::Median(it->second);
   }
 };
 

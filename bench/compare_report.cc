@@ -232,7 +232,7 @@ void WriteMarkdown(const Results& r, const std::string& path) {
        << " | " << Fixed(row.bits_per_key, 2) << " | "
        << Fixed(row.fpr * 100, 4);
     for (const char* m : {"build_a", "build_1e6", "build_b"}) {
-      md << " | " << Fixed(row.median(m), 1) << " | "
+      md << " | " << Fixed(row.Median(m), 1) << " | "
          << Fixed(bloom ? Ratio(row, {bloom}, m) : NAN, 2) << " | "
          << Fixed(Ratio(row, refs, m), 2);
     }
@@ -256,7 +256,7 @@ void WriteMarkdown(const Results& r, const std::string& path) {
           md << "| " << row.group << " | " << row.subject.name;
           for (const auto& [metric, label] : metrics) {
             (void)label;
-            md << " | " << Fixed(row.median(metric), 1) << " | "
+            md << " | " << Fixed(row.Median(metric), 1) << " | "
                << Fixed(bloom ? Ratio(row, {bloom}, metric) : NAN, 2) << " | "
                << Fixed(Ratio(row, refs, metric), 2);
           }
@@ -300,13 +300,13 @@ void WriteMarkdown(const Results& r, const std::string& path) {
         "MayMatch (b) |\n|---|---:|---:|---:|---:|---:|---:|\n";
   for (const Row& row : r.rows) {
     if (row.ns.count("hash") == 0) continue;
-    const double hash = row.median("hash");
+    const double hash = row.Median("hash");
     md << "| " << row.subject.name << " | " << Fixed(hash, 1) << " | "
-       << Fixed(row.median("probe_a"), 1) << " | "
-       << Fixed(row.median("a_absent"), 1) << " | "
-       << Fixed(row.median("a_absent") - hash - row.median("probe_a"), 1)
-       << " | " << Fixed(row.median("probe_b"), 1) << " | "
-       << Fixed(row.median("b_absent"), 1) << " |\n";
+       << Fixed(row.Median("probe_a"), 1) << " | "
+       << Fixed(row.Median("a_absent"), 1) << " | "
+       << Fixed(row.Median("a_absent") - hash - row.Median("probe_a"), 1)
+       << " | " << Fixed(row.Median("probe_b"), 1) << " | "
+       << Fixed(row.Median("b_absent"), 1) << " |\n";
   }
 
   if (!r.fpr_sweep.empty()) {
@@ -406,7 +406,7 @@ void WriteCsv(const Results& r, const std::string& dir) {
           << row.many_fpr;
       for (const auto& [m, label] : kMetrics) {
         (void)label;
-        csv << "," << row.median(m) << ","
+        csv << "," << row.Median(m) << ","
             << (bloom ? Ratio(row, {bloom}, m) : NAN) << ","
             << Ratio(row, Refs(r, row.group), m);
       }
@@ -467,7 +467,7 @@ void WriteJson(const Results& r, const std::string& path) {
        << ", \"many_mib\": " << JsonNumber(row.many_mib);
     for (const auto& [m, label] : kMetrics) {
       (void)label;
-      js << ", \"" << m << "\": {\"ns\": " << JsonNumber(row.median(m))
+      js << ", \"" << m << "\": {\"ns\": " << JsonNumber(row.Median(m))
          << ", \"x_bloom\": "
          << JsonNumber(bloom ? Ratio(row, {bloom}, m) : NAN)
          << ", \"x_ref\": " << JsonNumber(Ratio(row, Refs(r, row.group), m))

@@ -185,7 +185,7 @@ class Runner {
     for (size_t s = 0; s < rows.size(); ++s) {
       BuildFilter(rows[s].subject, contexts_.bottommost, present,
                   &cache_filters[s]);
-      rows[s].bits_per_key_a = cache_filters[s].bits_per_key();
+      rows[s].bits_per_key_a = cache_filters[s].BitsPerKey();
       min_bits = std::min(min_bits, rows[s].bits_per_key_a);
     }
     CheckReferenceBytes(rows, cache_filters);
@@ -351,7 +351,7 @@ class Runner {
       Row& row = rows[s];
       Filter& filter = fpr_filters[s];
       row.built = Describe(filter.contents);
-      row.bits_per_key = filter.bits_per_key();
+      row.bits_per_key = filter.BitsPerKey();
       ExpectAll(row, "1e6-key filter", QueryEach(filter.reader.get(), fpr_keys),
                 fpr_keys.size());
       const uint64_t positives = CountFalsePositives(
@@ -375,7 +375,7 @@ class Runner {
       if (!MakeSubject(policy, id, &subject)) return;
       Filter filter;
       BuildFilter(subject, contexts_.bottommost, keys, &filter);
-      SweepPoint point{policy, nominal, filter.bits_per_key()};
+      SweepPoint point{policy, nominal, filter.BitsPerKey()};
       // 1e4 false positives give the rate to 1%; stop there once past 1e6
       // queries.
       point.positives =
@@ -423,7 +423,7 @@ class Runner {
       }
       if (misses != 0) Fail("Cuckoo f=12: false negative at n=" + Num(n));
       SweepPoint point{"Cuckoo f=12", static_cast<double>(n),
-                       filter.bits_per_key()};
+                       filter.BitsPerKey()};
       point.positives = CountFalsePositives(
           filter.reader.get(), sizes_.fpr_queries, 0, 0, &point.queries);
       point.fpr = static_cast<double>(point.positives) / point.queries;

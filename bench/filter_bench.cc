@@ -69,7 +69,7 @@ using BuildFn =
     std::function<Status(const uint64_t* hashes, size_t count, std::string*)>;
 
 // One filter configuration under test. View is the filter's read-only view
-// type; every view offers may_contain, may_contain_batch, size_bytes and
+// type; every view offers MayContain, MayContainBatch, SizeBytes and
 // EstimatedFpr, so one set of benchmarks serves all of them.
 template <typename View>
 struct Subject {
@@ -160,7 +160,7 @@ void BenchQuery(benchmark::State& state, const Subject<View>& subject,
     for (auto _ : state) {
       uint64_t hits = 0;
       for (size_t i = 0; i + kBatch <= count; i += kBatch) {
-        view.may_contain_batch(hashes + i, kBatch, results);
+        view.MayContainBatch(hashes + i, kBatch, results);
         for (bool r : results) hits += r;
       }
       benchmark::DoNotOptimize(hits);
@@ -169,7 +169,7 @@ void BenchQuery(benchmark::State& state, const Subject<View>& subject,
   } else {
     for (auto _ : state) {
       uint64_t hits = 0;
-      for (size_t i = 0; i < count; ++i) hits += view.may_contain(hashes[i]);
+      for (size_t i = 0; i < count; ++i) hits += view.MayContain(hashes[i]);
       benchmark::DoNotOptimize(hits);
       positives += hits;
     }
@@ -185,7 +185,7 @@ void BenchQuery(benchmark::State& state, const Subject<View>& subject,
     state.counters["fpr_model"] = view.EstimatedFpr();
   }
   state.counters["time_per_key"] = TimePerKey(static_cast<double>(count));
-  SetBitsPerKey(state, view.size_bytes(), num_keys);
+  SetBitsPerKey(state, view.SizeBytes(), num_keys);
 }
 
 template <typename View>
@@ -219,7 +219,7 @@ Status BuildBlockedBloom(double bits_per_key, const uint64_t* hashes,
   if (!s.ok()) return s;
   out->assign(params.SerializedSize(), '\0');
   BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out->data()));
-  writer.add_batch(hashes, count);
+  writer.AddBatch(hashes, count);
   return Status::Ok();
 }
 

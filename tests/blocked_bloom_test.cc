@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "filter_bytes.h"
+#include "format_checks.h"
+#include "keys.h"
 #include "sstfilter/detail/endian.h"
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/simd.h"
-#include "support/filter_bytes.h"
-#include "support/format_checks.h"
-#include "support/keys.h"
 
 namespace sstfilter {
 namespace {
@@ -35,14 +35,14 @@ BlockedBloom Build(const BlockedBloomParams& params,
   BlockedBloom filter;
   const Status s = BlockedBloom::Create(params, &filter);
   EXPECT_TRUE(s.ok()) << s.ToString();
-  filter.add_batch(hashes.data(), hashes.size());
+  filter.AddBatch(hashes.data(), hashes.size());
   return filter;
 }
 
 size_t CountMayContain(const BlockedBloomView& view,
                        const std::vector<uint64_t>& hashes) {
   size_t hits = 0;
-  for (uint64_t h : hashes) hits += view.may_contain(h);
+  for (uint64_t h : hashes) hits += view.MayContain(h);
   return hits;
 }
 
@@ -87,10 +87,10 @@ TEST(BlockedBloomTest, NeverFalseNegativeAcrossSizesPatternsAndPaths) {
             BlockedBloomView view;
             ASSERT_TRUE(BlockedBloomView::Parse(bytes, &view).ok());
             std::vector<char> batch(keys.size());
-            view.may_contain_batch(keys.data(), keys.size(),
-                                   reinterpret_cast<bool*>(batch.data()));
+            view.MayContainBatch(keys.data(), keys.size(),
+                                 reinterpret_cast<bool*>(batch.data()));
             for (size_t i = 0; i < keys.size(); ++i) {
-              ASSERT_TRUE(view.may_contain(keys[i]))
+              ASSERT_TRUE(view.MayContain(keys[i]))
                   << "n=" << n << " bpk=" << bits_per_key << " key " << i
                   << " path " << SimdPathName(path);
               ASSERT_TRUE(batch[i]) << "batched, n=" << n << " key " << i;
@@ -225,11 +225,11 @@ TEST(BlockedBloomTest, SimdAndScalarPathsBuildIdenticalBytesAndAnswers) {
           BlockedBloomView view;
           ASSERT_TRUE(BlockedBloomView::Parse(scalar, &view).ok());
           std::vector<char> avx2_answers(absent.size());
-          view.may_contain_batch(absent.data(), absent.size(),
-                                 reinterpret_cast<bool*>(avx2_answers.data()));
+          view.MayContainBatch(absent.data(), absent.size(),
+                               reinterpret_cast<bool*>(avx2_answers.data()));
           ASSERT_TRUE(SetSimdPath(SimdPath::kScalar));
           for (size_t i = 0; i < absent.size(); ++i) {
-            ASSERT_EQ(view.may_contain(absent[i]), avx2_answers[i] != 0)
+            ASSERT_EQ(view.MayContain(absent[i]), avx2_answers[i] != 0)
                 << "n=" << n << " probes=" << probes << " query " << i;
           }
         }
@@ -251,14 +251,14 @@ TEST(BlockedBloomTest, ParsedBytesAnswerLikeTheFilterThatWroteThem) {
   EXPECT_EQ(view.num_keys(), keys.size());
   EXPECT_EQ(copy, WriteBlockedBloom(params, keys));
   for (uint64_t h : AbsentKeyHashes(10000)) {
-    ASSERT_EQ(view.may_contain(h), filter.may_contain(h));
+    ASSERT_EQ(view.MayContain(h), filter.MayContain(h));
   }
   std::string_view key_views[] = {"key1", "key4999", "nope"};
   bool results[3];
-  view.may_contain_keys(key_views, 3, results);
+  view.MayContainKeys(key_views, 3, results);
   EXPECT_TRUE(results[0]);
   EXPECT_TRUE(results[1]);
-  EXPECT_EQ(results[2], view.may_contain_key("nope"));
+  EXPECT_EQ(results[2], view.MayContainKey("nope"));
 }
 
 // Golden vectors: fixed keys must keep producing these exact bytes. If one
@@ -428,10 +428,10 @@ TEST(BlockedBloomTest, TruncatedOrFlippedBytesNeverCrashTheParser) {
     BlockedBloomView view;
     if (BlockedBloomView::Parse(bytes, &view).ok()) {
       bool results[64];
-      view.may_contain_batch(probes.data(), probes.size(), results);
-      for (uint64_t h : probes) (void)view.may_contain(h);
-      EXPECT_GE(view.fill_ratio(), 0.0);
-      EXPECT_LE(view.fill_ratio(), 1.0);
+      view.MayContainBatch(probes.data(), probes.size(), results);
+      for (uint64_t h : probes) (void)view.MayContain(h);
+      EXPECT_GE(view.FillRatio(), 0.0);
+      EXPECT_LE(view.FillRatio(), 1.0);
     }
   };
   for (size_t len = 0; len <= valid.size(); ++len) {

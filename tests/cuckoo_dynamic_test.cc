@@ -1,6 +1,5 @@
-// Specification of the packed-slot table and of the dynamic cuckoo filter:
-// the insert/erase contract, growth by chaining, the stash, and
-// deserialization.
+// Specification of the dynamic cuckoo filter: the insert/erase contract,
+// growth by chaining, the stash, and deserialization.
 #include <gtest/gtest.h>
 
 #include "cuckoo_test_support.h"
@@ -8,78 +7,14 @@
 namespace sstfilter::cuckoo_testing {
 namespace {
 
-// ---------------------------------------------------------------------------
-// The packed-slot table
-
-TEST(CuckooFilterTest, PackedSlotsReadBackWhatWasWrittenAtEveryWidth) {
-  std::mt19937_64 rng(3);
-  for (uint32_t f = 4; f <= 32; ++f) {
-    // An odd bucket count so the stream ends mid-word (the clamped path).
-    const uint64_t m = 37;
-    std::vector<uint8_t> bytes(detail::PackedSlotsView::BytesFor(m, f));
-    detail::PackedSlots slots(bytes.data(), m, f);
-    std::vector<uint32_t> shadow(m * 4, 0);
-    const uint32_t mask = static_cast<uint32_t>((uint64_t{1} << f) - 1);
-    for (int round = 0; round < 3; ++round) {
-      for (uint64_t i = 0; i < m * 4; ++i) {
-        const uint32_t v = static_cast<uint32_t>(rng()) & mask;
-        EXPECT_EQ(slots.Exchange(i / 4, i % 4, v), shadow[i]);
-        shadow[i] = v;
-      }
-      for (uint64_t i = 0; i < m * 4; ++i) {
-        ASSERT_EQ(slots.Get(i / 4, i % 4), shadow[i]) << "f=" << f;
-      }
-    }
-  }
-}
-
-TEST(CuckooFilterTest, WordAtATimeProbeMatchesPerSlotReference) {
-  // Fill buckets with near misses of the probed fingerprint (one bit off,
-  // +-1, the top bit flipped, empty) so every borrow and carry case of the
-  // SWAR test is exercised, then compare with the per-slot Find.
-  std::mt19937_64 rng(4);
-  for (uint32_t f = 4; f <= 32; ++f) {
-    const uint64_t m = 41;
-    const uint32_t mask = static_cast<uint32_t>((uint64_t{1} << f) - 1);
-    std::vector<uint8_t> bytes(detail::PackedSlotsView::BytesFor(m, f));
-    detail::PackedSlots slots(bytes.data(), m, f);
-    for (int trial = 0; trial < 2000; ++trial) {
-      const uint32_t fp = 1 + static_cast<uint32_t>(rng() % mask);
-      const uint32_t near[] = {0,
-                               fp,
-                               (fp + 1) & mask,
-                               (fp - 1) & mask,
-                               fp ^ (1u << (f - 1)),
-                               fp ^ (1u << (rng() % f)),
-                               static_cast<uint32_t>(rng()) & mask};
-      const uint64_t a = rng() % m, b = rng() % m;
-      for (uint64_t bucket : {a, b}) {
-        for (uint32_t j = 0; j < 4; ++j) {
-          const uint32_t v = near[rng() % 7];
-          slots.Exchange(bucket, j, v == fp && rng() % 2 ? 0 : v);
-        }
-      }
-      const bool reference = slots.Find(a, fp) >= 0 || slots.Find(b, fp) >= 0;
-      ASSERT_EQ(slots.EitherBucketContains(a, b, fp), reference)
-          << "f=" << f << " fp=" << fp;
-      if (slots.HasWordBuckets()) {
-        ASSERT_EQ(slots.WordBucketsContain(a, b, fp), reference);
-      }
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Dynamic filters
-
-TEST(CuckooFilterTest, DynamicNeverFalseNegativeUpToOneMillion) {
+TEST(CuckooDynamicTest, DynamicNeverFalseNegativeUpToOneMillion) {
   for (uint64_t expected : {1000, 1'000'000}) {
     for (const auto& keys : {RandomKeyHashes(1'000'000, 8),
                              SequentialBigEndianKeyHashes(300'000)}) {
       CuckooFilter filter = CreateDynamic(12, expected);
-      for (uint64_t h : keys) ASSERT_TRUE(filter.add(h).ok());
-      EXPECT_EQ(filter.size(), keys.size());
-      for (uint64_t h : keys) ASSERT_TRUE(filter.may_contain(h));
+      for (uint64_t h : keys) ASSERT_TRUE(filter.Add(h).ok());
+      EXPECT_EQ(filter.num_items(), keys.size());
+      for (uint64_t h : keys) ASSERT_TRUE(filter.MayContain(h));
       const std::string bytes = filter.Serialize();
       ExpectAllFound(Parse(bytes), keys,
                      "expected=" + std::to_string(expected));
@@ -87,50 +22,50 @@ TEST(CuckooFilterTest, DynamicNeverFalseNegativeUpToOneMillion) {
   }
 }
 
-TEST(CuckooFilterTest, EraseRemovesOneCopyAtATime) {
+TEST(CuckooDynamicTest, EraseRemovesOneCopyAtATime) {
   const auto others = RandomKeyHashes(1000, 9);
   const uint64_t key = HashKey("repeated");
   // expected 1: copies spill into the stash and chained tables.
   for (uint64_t expected : {1, 2000}) {
     CuckooFilter filter = CreateDynamic(16, expected);
-    for (uint64_t h : others) ASSERT_TRUE(filter.add(h).ok());
-    for (int i = 0; i < 8; ++i) ASSERT_TRUE(filter.add(key).ok());
-    EXPECT_EQ(filter.size(), others.size() + 8);
+    for (uint64_t h : others) ASSERT_TRUE(filter.Add(h).ok());
+    for (int i = 0; i < 8; ++i) ASSERT_TRUE(filter.Add(key).ok());
+    EXPECT_EQ(filter.num_items(), others.size() + 8);
     for (int i = 0; i < 8; ++i) {
-      ASSERT_TRUE(filter.may_contain(key));
-      ASSERT_TRUE(filter.erase(key).ok()) << "copy " << i;
+      ASSERT_TRUE(filter.MayContain(key));
+      ASSERT_TRUE(filter.Erase(key).ok()) << "copy " << i;
     }
-    EXPECT_EQ(filter.erase(key).code(), StatusCode::kNotFound);
-    EXPECT_FALSE(filter.may_contain(key));
-    EXPECT_EQ(filter.size(), others.size());
-    for (uint64_t h : others) ASSERT_TRUE(filter.may_contain(h));
-    for (uint64_t h : others) ASSERT_TRUE(filter.erase(h).ok());
-    EXPECT_EQ(filter.size(), 0u);
-    EXPECT_EQ(filter.erase(others[0]).code(), StatusCode::kNotFound);
+    EXPECT_EQ(filter.Erase(key).code(), StatusCode::kNotFound);
+    EXPECT_FALSE(filter.MayContain(key));
+    EXPECT_EQ(filter.num_items(), others.size());
+    for (uint64_t h : others) ASSERT_TRUE(filter.MayContain(h));
+    for (uint64_t h : others) ASSERT_TRUE(filter.Erase(h).ok());
+    EXPECT_EQ(filter.num_items(), 0u);
+    EXPECT_EQ(filter.Erase(others[0]).code(), StatusCode::kNotFound);
   }
 }
 
-TEST(CuckooFilterTest, NinthCopyOfAnItemIsTooManyDuplicates) {
+TEST(CuckooDynamicTest, NinthCopyOfAnItemIsTooManyDuplicates) {
   for (uint64_t expected : {1, 1000}) {
     CuckooFilter filter = CreateDynamic(12, expected);
     const uint64_t key = HashKey("eight is the limit");
     for (uint32_t i = 0; i < CuckooLimits::kMaxDuplicates; ++i) {
-      ASSERT_TRUE(filter.add(key).ok()) << "copy " << i;
+      ASSERT_TRUE(filter.Add(key).ok()) << "copy " << i;
     }
     const std::string before = filter.Serialize();
-    const Status s = filter.add(key);
+    const Status s = filter.Add(key);
     EXPECT_EQ(s.code(), StatusCode::kTooManyDuplicates) << s.ToString();
     EXPECT_EQ(filter.Serialize(), before) << "a refused insert changed it";
-    EXPECT_EQ(filter.size(), 8u);
-    ASSERT_TRUE(filter.erase(key).ok());
-    EXPECT_TRUE(filter.add(key).ok()) << "room again after one erase";
+    EXPECT_EQ(filter.num_items(), 8u);
+    ASSERT_TRUE(filter.Erase(key).ok());
+    EXPECT_TRUE(filter.Add(key).ok()) << "room again after one erase";
   }
 }
 
-TEST(CuckooFilterTest, FullFilterGrowsByChainingTablesOfDoubleSize) {
+TEST(CuckooDynamicTest, FullFilterGrowsByChainingTablesOfDoubleSize) {
   CuckooFilter filter = CreateDynamic(12, 1000);
   const auto keys = RandomKeyHashes(100'000, 12);
-  for (uint64_t h : keys) ASSERT_TRUE(filter.add(h).ok());
+  for (uint64_t h : keys) ASSERT_TRUE(filter.Add(h).ok());
   const std::string bytes = filter.Serialize();
   const std::vector<TableInfo> tables = ReadTables(bytes);
   ASSERT_EQ(tables.size(), filter.num_tables());
@@ -140,68 +75,68 @@ TEST(CuckooFilterTest, FullFilterGrowsByChainingTablesOfDoubleSize) {
   for (size_t t = 0; t + 1 < tables.size(); ++t) {
     EXPECT_EQ(tables[t + 1].num_buckets, 2 * tables[t].num_buckets);
     // A table was left only when its stash was in use, i.e. it was full.
-    EXPECT_GE(tables[t].stash_count, 1u) << "table " << t;
+    EXPECT_GE(tables[t].num_stashed, 1u) << "table " << t;
     EXPECT_GE(TableLoad(bytes, tables[t]), 0.9) << "table " << t;
   }
-  EXPECT_EQ(filter.size(), keys.size());
-  for (uint64_t h : keys) ASSERT_TRUE(filter.may_contain(h));
+  EXPECT_EQ(filter.num_items(), keys.size());
+  for (uint64_t h : keys) ASSERT_TRUE(filter.MayContain(h));
 }
 
-TEST(CuckooFilterTest, StashVictimReturnsToItsTableWhenSlotsFree) {
+TEST(CuckooDynamicTest, StashVictimReturnsToItsTableWhenSlotsFree) {
   CuckooFilter filter = CreateDynamic(12, 100);
   std::vector<uint64_t> first_table;
   for (uint64_t i = 0; filter.num_tables() == 1; ++i) {
     const uint64_t h = HashKey("k" + std::to_string(i));
-    ASSERT_TRUE(filter.add(h).ok());
+    ASSERT_TRUE(filter.Add(h).ok());
     first_table.push_back(h);
   }
   // The insert that overflowed went to the stash; the next one grew.
   first_table.pop_back();
   std::vector<TableInfo> tables = ReadTables(filter.Serialize());
   ASSERT_EQ(tables.size(), 2u);
-  EXPECT_EQ(tables[0].stash_count, 1u);
-  EXPECT_EQ(tables[1].stash_count, 0u);
+  EXPECT_EQ(tables[0].num_stashed, 1u);
+  EXPECT_EQ(tables[1].num_stashed, 0u);
   // Free a fifth of the first table: a walk from the victim finds room.
   for (size_t i = 0; i < first_table.size() / 5; ++i) {
-    ASSERT_TRUE(filter.erase(first_table[i]).ok());
+    ASSERT_TRUE(filter.Erase(first_table[i]).ok());
   }
   tables = ReadTables(filter.Serialize());
-  EXPECT_EQ(tables[0].stash_count, 0u);
+  EXPECT_EQ(tables[0].num_stashed, 0u);
   for (size_t i = first_table.size() / 5; i < first_table.size(); ++i) {
-    ASSERT_TRUE(filter.may_contain(first_table[i]));
+    ASSERT_TRUE(filter.MayContain(first_table[i]));
   }
 }
 
-TEST(CuckooFilterTest, EraseOfAbsentItemIsNotFound) {
+TEST(CuckooDynamicTest, EraseOfAbsentItemIsNotFound) {
   CuckooFilter empty;
-  EXPECT_EQ(empty.erase(1).code(), StatusCode::kNotFound);
+  EXPECT_EQ(empty.Erase(1).code(), StatusCode::kNotFound);
   EXPECT_EQ(empty.num_tables(), 0u);
   CuckooFilter filter = CreateDynamic(16, 100);
-  for (uint64_t h : SequentialKeyHashes(50)) ASSERT_TRUE(filter.add(h).ok());
-  const Status s = filter.erase_key("never inserted");
+  for (uint64_t h : SequentialKeyHashes(50)) ASSERT_TRUE(filter.Add(h).ok());
+  const Status s = filter.EraseKey("never inserted");
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_FALSE(s.message().empty());
-  EXPECT_EQ(filter.size(), 50u);
+  EXPECT_EQ(filter.num_items(), 50u);
 }
 
-TEST(CuckooFilterTest, DeserializedFilterKeepsWorking) {
+TEST(CuckooDynamicTest, DeserializedFilterKeepsWorking) {
   CuckooFilter filter = CreateDynamic(12, 100);
   const auto keys = RandomKeyHashes(3000, 13);
-  for (size_t i = 0; i < 2000; ++i) ASSERT_TRUE(filter.add(keys[i]).ok());
+  for (size_t i = 0; i < 2000; ++i) ASSERT_TRUE(filter.Add(keys[i]).ok());
   const std::string bytes = filter.Serialize();
   CuckooFilter copy;
   ASSERT_TRUE(CuckooFilter::Deserialize(bytes, &copy).ok());
   EXPECT_EQ(copy.Serialize(), bytes);
-  EXPECT_EQ(copy.size(), 2000u);
+  EXPECT_EQ(copy.num_items(), 2000u);
   EXPECT_EQ(copy.num_tables(), filter.num_tables());
   // The copy goes on as a filter: more inserts (growing) and erases.
   for (size_t i = 2000; i < keys.size(); ++i) {
-    ASSERT_TRUE(copy.add(keys[i]).ok());
+    ASSERT_TRUE(copy.Add(keys[i]).ok());
   }
-  for (size_t i = 0; i < 1000; ++i) ASSERT_TRUE(copy.erase(keys[i]).ok());
-  EXPECT_EQ(copy.size(), 2000u);
+  for (size_t i = 0; i < 1000; ++i) ASSERT_TRUE(copy.Erase(keys[i]).ok());
+  EXPECT_EQ(copy.num_items(), 2000u);
   for (size_t i = 1000; i < keys.size(); ++i) {
-    ASSERT_TRUE(copy.may_contain(keys[i]));
+    ASSERT_TRUE(copy.MayContain(keys[i]));
   }
   // A static filter, and an empty one, become dynamic filters that grow.
   const auto static_keys = RandomKeyHashes(1000, 14);
@@ -210,11 +145,11 @@ TEST(CuckooFilterTest, DeserializedFilterKeepsWorking) {
     CuckooFilter grown;
     ASSERT_TRUE(CuckooFilter::Deserialize(source, &grown).ok());
     const uint32_t tables_before = grown.num_tables();
-    for (uint64_t h : keys) ASSERT_TRUE(grown.add(h).ok());
+    for (uint64_t h : keys) ASSERT_TRUE(grown.Add(h).ok());
     EXPECT_GT(grown.num_tables(), tables_before);
-    for (uint64_t h : keys) ASSERT_TRUE(grown.may_contain(h));
+    for (uint64_t h : keys) ASSERT_TRUE(grown.MayContain(h));
     if (tables_before > 0) {
-      for (uint64_t h : static_keys) ASSERT_TRUE(grown.may_contain(h));
+      for (uint64_t h : static_keys) ASSERT_TRUE(grown.MayContain(h));
     }
   }
   // Deserialize checks its input like Parse.
@@ -222,7 +157,7 @@ TEST(CuckooFilterTest, DeserializedFilterKeepsWorking) {
             StatusCode::kCorruption);
 }
 
-TEST(CuckooFilterTest, ErasingInsertedItemsNeverLosesAnotherItem) {
+TEST(CuckooDynamicTest, ErasingInsertedItemsNeverLosesAnotherItem) {
   // Many tables and short fingerprints make items collide across tables.
   // Erasing every inserted item in random order must always succeed, and
   // never take away a remaining item's only copy (the header's "Chains").
@@ -230,7 +165,7 @@ TEST(CuckooFilterTest, ErasingInsertedItemsNeverLosesAnotherItem) {
     CuckooFilter filter = CreateDynamic(f, 20);
     std::vector<uint64_t> inserted;
     for (uint64_t h : RandomKeyHashes(20000, f)) {
-      const Status s = filter.add(h);
+      const Status s = filter.Add(h);
       if (s.ok()) {
         inserted.push_back(h);
       } else {
@@ -240,22 +175,22 @@ TEST(CuckooFilterTest, ErasingInsertedItemsNeverLosesAnotherItem) {
     ASSERT_GE(filter.num_tables(), 8u);
     std::shuffle(inserted.begin(), inserted.end(), std::mt19937_64(f));
     for (size_t i = 0; i < inserted.size(); ++i) {
-      ASSERT_TRUE(filter.erase(inserted[i]).ok()) << "f=" << f << " #" << i;
+      ASSERT_TRUE(filter.Erase(inserted[i]).ok()) << "f=" << f << " #" << i;
       if (i % 1000 != 0) continue;
       for (size_t j = i + 1; j < inserted.size(); ++j) {
-        ASSERT_TRUE(filter.may_contain(inserted[j])) << "f=" << f << " #" << i;
+        ASSERT_TRUE(filter.MayContain(inserted[j])) << "f=" << f << " #" << i;
       }
     }
-    EXPECT_EQ(filter.size(), 0u);
+    EXPECT_EQ(filter.num_items(), 0u);
     const std::string bytes = filter.Serialize();
     EXPECT_EQ(Parse(bytes).num_items(), 0u);
   }
 }
 
-TEST(CuckooFilterTest, BatchAgreesWithSingleQueriesOnChainsWithStashes) {
+TEST(CuckooDynamicTest, BatchAgreesWithSingleQueriesOnChainsWithStashes) {
   CuckooFilter filter = CreateDynamic(10, 50);
   const auto keys = RandomKeyHashes(5000, 15);
-  for (uint64_t h : keys) ASSERT_TRUE(filter.add(h).ok());
+  for (uint64_t h : keys) ASSERT_TRUE(filter.Add(h).ok());
   const std::string bytes = filter.Serialize();
   const CuckooView view = Parse(bytes);
   EXPECT_GT(view.num_tables(), 3u);
@@ -264,8 +199,8 @@ TEST(CuckooFilterTest, BatchAgreesWithSingleQueriesOnChainsWithStashes) {
   const std::vector<char> batch = Batch(view, queries);
   size_t hits = 0;
   for (size_t i = 0; i < queries.size(); ++i) {
-    ASSERT_EQ(batch[i] != 0, view.may_contain(queries[i])) << "query " << i;
-    ASSERT_EQ(view.may_contain(queries[i]), filter.may_contain(queries[i]));
+    ASSERT_EQ(batch[i] != 0, view.MayContain(queries[i])) << "query " << i;
+    ASSERT_EQ(view.MayContain(queries[i]), filter.MayContain(queries[i]));
     hits += batch[i];
   }
   EXPECT_GE(hits, keys.size());

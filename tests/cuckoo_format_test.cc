@@ -11,14 +11,14 @@ namespace {
 // ---------------------------------------------------------------------------
 // The documented derivation and layout
 
-TEST(CuckooFilterTest, StoredBytesFollowTheDocumentedDerivationAndLayout) {
+TEST(CuckooFormatTest, StoredBytesFollowTheDocumentedDerivationAndLayout) {
   const auto keys = SequentialKeyHashes(1000);
   for (uint32_t f : {4u, 8u, 12u, 13u, 16u, 17u, 31u, 32u}) {
     const std::string bytes = BuildStatic(keys, f);
     const std::vector<TableInfo> tables = ReadTables(bytes);
     ASSERT_EQ(tables.size(), 1u);
     const TableInfo& t = tables[0];
-    EXPECT_EQ(t.stash_count, 0u);
+    EXPECT_EQ(t.num_stashed, 0u);
     EXPECT_EQ(t.slots_offset, 0u);
     EXPECT_EQ(t.slots_size + kStaticMetadataBytes, bytes.size());
     const size_t slots = t.slots_offset;
@@ -40,7 +40,7 @@ TEST(CuckooFilterTest, StoredBytesFollowTheDocumentedDerivationAndLayout) {
   }
 }
 
-TEST(CuckooFilterTest, HandWrittenChainWithStashAnswersAsSpecified) {
+TEST(CuckooFormatTest, HandWrittenChainWithStashAnswersAsSpecified) {
   // Three tables (5, 10, 20 buckets, seed 7): a stash entry in the first,
   // slots in the alternate buckets of the others. Each key is found exactly
   // where the header's derivation puts it.
@@ -69,24 +69,24 @@ TEST(CuckooFilterTest, HandWrittenChainWithStashAnswersAsSpecified) {
   EXPECT_EQ(view.num_tables(), 3u);
   EXPECT_EQ(view.num_buckets(), 35u);
   EXPECT_EQ(view.num_items(), 3u);
-  EXPECT_DOUBLE_EQ(view.load(), 2.0 / 140);
+  EXPECT_DOUBLE_EQ(view.Load(), 2.0 / 140);
   for (uint64_t h : {in_stash, in_slot1, in_slot2}) {
-    EXPECT_TRUE(view.may_contain(h));
+    EXPECT_TRUE(view.MayContain(h));
   }
   const std::vector<char> batch = Batch(view, {in_stash, in_slot1, in_slot2});
   EXPECT_TRUE(batch[0] && batch[1] && batch[2]);
   // With the stash fingerprint changed the first key is gone.
   const std::string other = chain(s0.fingerprint % 255 + 1);
-  EXPECT_FALSE(Parse(other).may_contain(in_stash));
+  EXPECT_FALSE(Parse(other).MayContain(in_stash));
 }
 
-TEST(CuckooFilterTest, ChainedTablesFollowTheDoublingRuleAndDerivation) {
+TEST(CuckooFormatTest, ChainedTablesFollowTheDoublingRuleAndDerivation) {
   // A grown filter: table t has m_0 * 2^t buckets and table 0's seed, and
   // every key not in a stash sits in a bucket the header's lifted
   // derivation names for it.
   CuckooFilter filter = CreateDynamic(8, 20);
   const auto keys = SequentialKeyHashes(400);
-  for (uint64_t h : keys) ASSERT_TRUE(filter.add(h).ok());
+  for (uint64_t h : keys) ASSERT_TRUE(filter.Add(h).ok());
   ASSERT_GE(filter.num_tables(), 3u);
   const std::string bytes = filter.Serialize();
   const std::vector<TableInfo> tables = ReadTables(bytes);
@@ -109,7 +109,7 @@ TEST(CuckooFilterTest, ChainedTablesFollowTheDoublingRuleAndDerivation) {
   }
   // Every key but the stashed ones sits in a bucket the spec names.
   uint64_t stashed = 0;
-  for (const TableInfo& t : tables) stashed += t.stash_count;
+  for (const TableInfo& t : tables) stashed += t.num_stashed;
   EXPECT_GE(found + stashed, keys.size());
 }
 
@@ -121,7 +121,7 @@ TEST(CuckooFilterTest, ChainedTablesFollowTheDoublingRuleAndDerivation) {
 // format version instead of editing these values) or the static build
 // places items differently (the same format, but no longer reproducible
 // from the same keys: change it only deliberately).
-TEST(CuckooFilterTest, GoldenVectorsPinTheFormat) {
+TEST(CuckooFormatTest, GoldenVectorsPinTheFormat) {
   // One key, f = 8, spelled out from the header's derivation: one bucket,
   // the fingerprint in slot 0.
   const uint64_t h = HashKey("key0");
@@ -141,7 +141,7 @@ TEST(CuckooFilterTest, GoldenVectorsPinTheFormat) {
                 + Hex(three.substr(6, 4)) +  // the metadata's checksum
                 "01000000"                   // num_buckets = 1
                 "00000000"                   // seed = 0
-                "00000000"                   // stash_count = 0
+                "00000000"                   // num_stashed = 0
                 "0300000000000000"           // num_keys = 3
                 "0c040100"                   // f = 12, 4 slots, 1 table
                 "53460202");                 // "SF", kind 2, version 2
@@ -173,7 +173,7 @@ TEST(CuckooFilterTest, GoldenVectorsPinTheFormat) {
 
 constexpr auto ExpectParseError = test_support::ExpectParseError<CuckooView>;
 
-TEST(CuckooFilterTest, MalformedBytesGiveClearErrors) {
+TEST(CuckooFormatTest, MalformedBytesGiveClearErrors) {
   const std::string valid = BuildStatic(SequentialKeyHashes(100), 12);
   ASSERT_EQ(valid.size(), 27 * 6 + kStaticMetadataBytes);
   const size_t meta = valid.size() - kStaticMetadataBytes;
@@ -268,22 +268,22 @@ TEST(CuckooFilterTest, MalformedBytesGiveClearErrors) {
   // A failed parse leaves the view as it was.
   CuckooView view = Parse(valid);
   EXPECT_FALSE(CuckooView::Parse("SF", &view).ok());
-  EXPECT_EQ(view.size_bytes(), valid.size());
+  EXPECT_EQ(view.SizeBytes(), valid.size());
 }
 
-TEST(CuckooFilterTest, DamagedMetadataNeverParsesAsAnotherFilter) {
+TEST(CuckooFormatTest, DamagedMetadataNeverParsesAsAnotherFilter) {
   test_support::ExpectEveryMetadataByteChecked<CuckooView>(
       BuildStatic(SequentialKeyHashes(100), 12), kStaticMetadataBytes);
   CuckooFilter chain = CreateDynamic(8, 20);
-  for (uint64_t h : SequentialKeyHashes(200)) ASSERT_TRUE(chain.add(h).ok());
+  for (uint64_t h : SequentialKeyHashes(200)) ASSERT_TRUE(chain.Add(h).ok());
   ASSERT_GE(chain.num_tables(), 2u);
   test_support::ExpectEveryMetadataByteChecked<CuckooView>(
       chain.Serialize(), 20 + 12 * chain.num_tables());
 }
 
-TEST(CuckooFilterTest, TruncatedOrFlippedBytesNeverCrashTheParser) {
+TEST(CuckooFormatTest, TruncatedOrFlippedBytesNeverCrashTheParser) {
   CuckooFilter chain = CreateDynamic(12, 20);
-  for (uint64_t h : RandomKeyHashes(300, 16)) ASSERT_TRUE(chain.add(h).ok());
+  for (uint64_t h : RandomKeyHashes(300, 16)) ASSERT_TRUE(chain.Add(h).ok());
   const std::string inputs[] = {
       BuildStatic(SequentialKeyHashes(100), 12),
       BuildStatic(SequentialKeyHashes(60), 7),
@@ -294,21 +294,21 @@ TEST(CuckooFilterTest, TruncatedOrFlippedBytesNeverCrashTheParser) {
     CuckooView view;
     if (!CuckooView::Parse(bytes, &view).ok()) return;
     bool results[64];
-    view.may_contain_batch(probes.data(), probes.size(), results);
-    for (uint64_t h : probes) (void)view.may_contain(h);
-    EXPECT_GE(view.load(), 0.0);
-    EXPECT_LE(view.load(), 1.0);
+    view.MayContainBatch(probes.data(), probes.size(), results);
+    for (uint64_t h : probes) (void)view.MayContain(h);
+    EXPECT_GE(view.Load(), 0.0);
+    EXPECT_LE(view.Load(), 1.0);
     EXPECT_GE(view.EstimatedFpr(), 0.0);
     EXPECT_LE(view.EstimatedFpr(), 1.0);
     if (!mutate) return;
     CuckooFilter filter;
     ASSERT_TRUE(CuckooFilter::Deserialize(bytes, &filter).ok());
     for (uint64_t h : probes) {
-      const Status s = filter.add(h);
+      const Status s = filter.Add(h);
       if (s.ok()) {
-        EXPECT_TRUE(filter.may_contain(h));
+        EXPECT_TRUE(filter.MayContain(h));
       }
-      (void)filter.erase(h);
+      (void)filter.Erase(h);
     }
   };
   std::mt19937 rng(1);

@@ -21,7 +21,7 @@ std::vector<uint64_t> TestSizes() {
   return sizes;
 }
 
-TEST(CuckooFilterTest, StaticNeverFalseNegativeAcrossSizesAndKeyPatterns) {
+TEST(CuckooStaticTest, StaticNeverFalseNegativeAcrossSizesAndKeyPatterns) {
   for (uint64_t n : TestSizes()) {
     // Random binary keys with repeats: every third key twice, and one key
     // 20 times (more copies than a bucket pair could hold).
@@ -55,7 +55,7 @@ const std::string& TenMillionKeyFilter() {
   return bytes;
 }
 
-TEST(CuckooFilterTest, StaticNeverFalseNegativeAtTenMillionKeys) {
+TEST(CuckooStaticTest, StaticNeverFalseNegativeAtTenMillionKeys) {
   const CuckooView view = Parse(TenMillionKeyFilter());
   EXPECT_EQ(CountMayContain(view, TenMillionKeys()), TenMillionKeys().size());
 }
@@ -63,7 +63,7 @@ TEST(CuckooFilterTest, StaticNeverFalseNegativeAtTenMillionKeys) {
 // Keys per slot, not stored items per slot: a key whose bucket pair and
 // fingerprint another key already stored shares that copy (about 8 in 2^f
 // keys), which lowers the stored load but not the space per key.
-TEST(CuckooFilterTest, StaticKeysPerSlotIsAtLeast95PercentNearPowersOfTwo) {
+TEST(CuckooStaticTest, StaticKeysPerSlotIsAtLeast95PercentNearPowersOfTwo) {
   for (uint32_t f : {8u, 12u, 16u}) {
     for (uint64_t n : {1000, 1023, 1024, 1025, 4095, 4096, 4097, 65535, 65536,
                        65537, 100000, 1000000}) {
@@ -77,7 +77,7 @@ TEST(CuckooFilterTest, StaticKeysPerSlotIsAtLeast95PercentNearPowersOfTwo) {
   }
 }
 
-TEST(CuckooFilterTest, StaticBitsPerKeyAtTwelveBitFingerprintsIsAtMost12_8) {
+TEST(CuckooStaticTest, StaticBitsPerKeyAtTwelveBitFingerprintsIsAtMost12_8) {
   // The metadata counts: 12.8 bits/key leaves 0.3 bits over the 12/0.96
   // = 12.5 of the slots for the 32 bytes of metadata at n = 1000.
   std::printf("   n           f  bytes       bits/key  load\n");
@@ -86,7 +86,7 @@ TEST(CuckooFilterTest, StaticBitsPerKeyAtTwelveBitFingerprintsIsAtMost12_8) {
                                   ? TenMillionKeyFilter()
                                   : BuildStatic(SequentialKeyHashes(n), 12);
     const double bits_per_key = bytes.size() * 8.0 / n;
-    const double load = Parse(bytes).load();
+    const double load = Parse(bytes).Load();
     std::printf("   %-10llu  12 %-11zu %-9.4f %.4f\n",
                 static_cast<unsigned long long>(n), bytes.size(), bits_per_key,
                 load);
@@ -97,7 +97,7 @@ TEST(CuckooFilterTest, StaticBitsPerKeyAtTwelveBitFingerprintsIsAtMost12_8) {
   EXPECT_EQ(StaticCuckooBytes(1000, 12), 261u * 6 + kStaticMetadataBytes);
 }
 
-TEST(CuckooFilterTest, StaticSizeFunctionsAgreeWithEachOtherAndTheBuild) {
+TEST(CuckooStaticTest, StaticSizeFunctionsAgreeWithEachOtherAndTheBuild) {
   EXPECT_EQ(StaticCuckooBytes(0, 12), 20u);  // the metadata of no tables
   EXPECT_EQ(StaticCuckooCapacity(kStaticMetadataBytes - 1, 12), 0u);
   EXPECT_EQ(StaticCuckooCapacity(1000, 3), 0u);
@@ -130,7 +130,7 @@ TEST(CuckooFilterTest, StaticSizeFunctionsAgreeWithEachOtherAndTheBuild) {
 // The format counts a table's buckets in a u32: a static filter holds at
 // most floor((2^32-1) * 96 / 25) keys at every width. Past that there is
 // no size, and the build refuses before it reads a hash or allocates.
-TEST(CuckooFilterTest, StaticCapacityEndsAtTheFormatsBucketCount) {
+TEST(CuckooStaticTest, StaticCapacityEndsAtTheFormatsBucketCount) {
   constexpr uint64_t kMaxBuckets = 0xffffffff;
   constexpr uint64_t kMostKeys = kMaxBuckets * 96 / 25;
   for (uint32_t f : {4u, 6u, 12u, 16u, 32u}) {
@@ -153,7 +153,7 @@ TEST(CuckooFilterTest, StaticCapacityEndsAtTheFormatsBucketCount) {
 // A byte budget (the RocksDB builder's 4 GiB block) bounds the build: a
 // filter that would pass it, at its first size or after growing, is
 // CapacityExceeded, never a larger filter.
-TEST(CuckooFilterTest, StaticBuildNeverPassesItsByteBudget) {
+TEST(CuckooStaticTest, StaticBuildNeverPassesItsByteBudget) {
   auto build = [](const std::vector<uint64_t>& hashes, uint32_t f,
                   size_t max_bytes, std::string* out) {
     const HashRun run{hashes.data(), hashes.size()};
@@ -183,7 +183,7 @@ TEST(CuckooFilterTest, StaticBuildNeverPassesItsByteBudget) {
   ExpectAllFound(Parse(out), unlucky, "grown within its budget");
 }
 
-TEST(CuckooFilterTest, MeasuredFprMatchesEstimatedFpr) {
+TEST(CuckooStaticTest, MeasuredFprMatchesEstimatedFpr) {
   const uint64_t n = 1'000'000;
   const auto keys = RandomKeyHashes(n, 42);
   for (uint32_t f : {8u, 12u, 16u}) {
@@ -197,7 +197,7 @@ TEST(CuckooFilterTest, MeasuredFprMatchesEstimatedFpr) {
         queries;
     const double expected = view.EstimatedFpr();
     std::printf("   f=%-2u n=%llu load=%.4f measured FPR %.6f estimated %.6f\n",
-                f, static_cast<unsigned long long>(n), view.load(), measured,
+                f, static_cast<unsigned long long>(n), view.Load(), measured,
                 expected);
     // 4 sigma of the binomial count, plus 2% for the model (average load
     // in place of the per-bucket distribution).
@@ -205,11 +205,11 @@ TEST(CuckooFilterTest, MeasuredFprMatchesEstimatedFpr) {
         << "f=" << f;
     // And the model itself: about 2 * 4 * load / (2^f - 1) (the first-order
     // term; 1.3% above the exact value at f = 8).
-    EXPECT_NEAR(expected, 8 * view.load() / ((1 << f) - 1), 0.02 * expected);
+    EXPECT_NEAR(expected, 8 * view.Load() / ((1 << f) - 1), 0.02 * expected);
   }
 }
 
-TEST(CuckooFilterTest, EveryFingerprintWidthBuildsRoundTripsAndFindsAllKeys) {
+TEST(CuckooStaticTest, EveryFingerprintWidthBuildsRoundTripsAndFindsAllKeys) {
   const auto keys = RandomKeyHashes(5000, 11);
   const auto absent = AbsentKeyHashes(2000);
   for (uint32_t f = CuckooLimits::kMinFingerprintBits;
@@ -220,11 +220,11 @@ TEST(CuckooFilterTest, EveryFingerprintWidthBuildsRoundTripsAndFindsAllKeys) {
     const CuckooView view = Parse(bytes);
     EXPECT_EQ(view.fingerprint_bits(), f);
     EXPECT_EQ(view.num_items(), DistinctPlacements(bytes, keys)) << context;
-    EXPECT_EQ(view.size_bytes(), bytes.size());
+    EXPECT_EQ(view.SizeBytes(), bytes.size());
     ExpectAllFound(view, keys, context);
     const std::vector<char> batch = Batch(view, absent);
     for (size_t i = 0; i < absent.size(); ++i) {
-      ASSERT_EQ(view.may_contain(absent[i]), batch[i] != 0) << context;
+      ASSERT_EQ(view.MayContain(absent[i]), batch[i] != 0) << context;
     }
     EXPECT_GT(view.EstimatedFpr(), 0.0);
     EXPECT_LT(view.EstimatedFpr(), 1.0);
@@ -234,7 +234,7 @@ TEST(CuckooFilterTest, EveryFingerprintWidthBuildsRoundTripsAndFindsAllKeys) {
     // narrow width already fill the item's buckets; it is then found anyway.
     CuckooFilter filter = CreateDynamic(f, 1000);
     for (uint64_t h : keys) {
-      const Status s = filter.add(h);
+      const Status s = filter.Add(h);
       ASSERT_TRUE(s.ok() || s.code() == StatusCode::kTooManyDuplicates)
           << context << ": " << s.ToString();
     }
@@ -243,13 +243,13 @@ TEST(CuckooFilterTest, EveryFingerprintWidthBuildsRoundTripsAndFindsAllKeys) {
     CuckooFilter copy;
     ASSERT_TRUE(CuckooFilter::Deserialize(serialized, &copy).ok()) << context;
     EXPECT_EQ(copy.Serialize(), serialized) << context;
-    EXPECT_EQ(copy.size(), filter.size()) << context;
-    for (uint64_t h : keys) ASSERT_TRUE(copy.may_contain(h)) << context;
+    EXPECT_EQ(copy.num_items(), filter.num_items()) << context;
+    for (uint64_t h : keys) ASSERT_TRUE(copy.MayContain(h)) << context;
     ExpectAllFound(Parse(serialized), keys, context + " dynamic");
   }
 }
 
-TEST(CuckooFilterTest, StaticBuildIsReproducibleAndStoresRepeatsOnce) {
+TEST(CuckooStaticTest, StaticBuildIsReproducibleAndStoresRepeatsOnce) {
   const auto keys = RandomKeyHashes(20000, 5);
   EXPECT_EQ(BuildStatic(keys, 12), BuildStatic(keys, 12));
   // Repeats anywhere in the input add no items.
@@ -263,7 +263,7 @@ TEST(CuckooFilterTest, StaticBuildIsReproducibleAndStoresRepeatsOnce) {
   ExpectAllFound(Parse(twice), keys, "with repeats");
 }
 
-TEST(CuckooFilterTest, StaticBuildFromRunsEqualsBuildFromOneArray) {
+TEST(CuckooStaticTest, StaticBuildFromRunsEqualsBuildFromOneArray) {
   // The RocksDB builder hands over its hash chunks as runs; runs (here
   // overlapping, with repeats) give exactly the filter of their
   // concatenation.
@@ -278,8 +278,7 @@ TEST(CuckooFilterTest, StaticBuildFromRunsEqualsBuildFromOneArray) {
   for (auto& chunk : chunks) runs.push_back({chunk.data(), chunk.size()});
   std::string from_runs;
   ASSERT_TRUE(
-      BuildStaticCuckoo(runs.data(), runs.size(), 12, {}, &from_runs)
-          .ok());
+      BuildStaticCuckoo(runs.data(), runs.size(), 12, {}, &from_runs).ok());
   std::vector<uint64_t> concatenated;
   for (const auto& chunk : chunks) {
     concatenated.insert(concatenated.end(), chunk.begin(), chunk.end());
@@ -287,7 +286,7 @@ TEST(CuckooFilterTest, StaticBuildFromRunsEqualsBuildFromOneArray) {
   EXPECT_EQ(from_runs, BuildStatic(concatenated, 12));
 }
 
-TEST(CuckooFilterTest, EmptyStaticFilterHasNoTablesAndAnswersNo) {
+TEST(CuckooStaticTest, EmptyStaticFilterHasNoTablesAndAnswersNo) {
   std::string bytes;
   ASSERT_TRUE(
       BuildStaticCuckoo(static_cast<const uint64_t*>(nullptr), 0, 12, &bytes)
@@ -296,7 +295,7 @@ TEST(CuckooFilterTest, EmptyStaticFilterHasNoTablesAndAnswersNo) {
   const CuckooView view = Parse(bytes);
   EXPECT_EQ(view.num_tables(), 0u);
   EXPECT_EQ(view.num_items(), 0u);
-  EXPECT_EQ(view.load(), 0.0);
+  EXPECT_EQ(view.Load(), 0.0);
   EXPECT_EQ(view.EstimatedFpr(), 0.0);
   const auto absent = AbsentKeyHashes(1000);
   EXPECT_EQ(CountMayContain(view, absent), 0u);
@@ -304,7 +303,7 @@ TEST(CuckooFilterTest, EmptyStaticFilterHasNoTablesAndAnswersNo) {
   EXPECT_EQ(std::count(batch.begin(), batch.end(), 1), 0);
 }
 
-TEST(CuckooFilterTest, KeyFormsHashWithHashKey) {
+TEST(CuckooStaticTest, KeyFormsHashWithHashKey) {
   const std::vector<std::string> keys = {"alpha", "beta", "gamma"};
   std::vector<uint64_t> hashes;
   for (const auto& k : keys) hashes.push_back(HashKey(k));
@@ -312,18 +311,17 @@ TEST(CuckooFilterTest, KeyFormsHashWithHashKey) {
   const CuckooView view = Parse(bytes);
   CuckooFilter filter = CreateDynamic(12, 10);
   for (const auto& k : keys) {
-    EXPECT_TRUE(view.may_contain_key(k));
-    EXPECT_TRUE(filter.add_key(k).ok());
-    EXPECT_TRUE(filter.may_contain_key(k));
-    EXPECT_TRUE(filter.may_contain(HashKey(k)));
+    EXPECT_TRUE(view.MayContainKey(k));
+    EXPECT_TRUE(filter.AddKey(k).ok());
+    EXPECT_TRUE(filter.MayContainKey(k));
+    EXPECT_TRUE(filter.MayContain(HashKey(k)));
   }
-  EXPECT_EQ(view.may_contain_key("delta"), view.may_contain(HashKey("delta")));
-  EXPECT_TRUE(filter.erase_key("beta").ok());
-  EXPECT_EQ(filter.may_contain_key("beta"),
-            filter.may_contain(HashKey("beta")));
+  EXPECT_EQ(view.MayContainKey("delta"), view.MayContain(HashKey("delta")));
+  EXPECT_TRUE(filter.EraseKey("beta").ok());
+  EXPECT_EQ(filter.MayContainKey("beta"), filter.MayContain(HashKey("beta")));
 }
 
-TEST(CuckooFilterTest, BadFingerprintWidthIsInvalidArgument) {
+TEST(CuckooStaticTest, BadFingerprintWidthIsInvalidArgument) {
   std::string bytes;
   CuckooFilter filter;
   const uint64_t h = 1;

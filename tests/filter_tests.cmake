@@ -1,12 +1,25 @@
+# Filter suites (label "filter"). SLOW tests (10^7 keys, or over 10 s) are
+# also labelled "slow": `ctest -LE slow` leaves them out.
 sstfilter_add_test(blocked_bloom_test
   SOURCES blocked_bloom_test.cc
   LIBS sstfilter::core
-  LABELS filter)
-# One executable from the cuckoo filter's suites, one file per area.
-sstfilter_add_test(cuckoo_filter_test
-  SOURCES cuckoo_static_test.cc cuckoo_format_test.cc cuckoo_dynamic_test.cc
+  LABELS filter
+  SLOW BlockedBloomTest.NeverFalseNegativeAtTenMillionKeys)
+# The cuckoo filter: static builds, the byte format, the dynamic filter,
+# and the packed-slot table under them.
+foreach(name cuckoo_format_test cuckoo_dynamic_test cuckoo_packed_slots_test)
+  sstfilter_add_test(${name}
+    SOURCES ${name}.cc
+    LIBS sstfilter_core_internals
+    LABELS filter)
+endforeach()
+sstfilter_add_test(cuckoo_static_test
+  SOURCES cuckoo_static_test.cc
   LIBS sstfilter_core_internals
-  LABELS filter)
+  LABELS filter
+  SLOW CuckooStaticTest.StaticNeverFalseNegativeAtTenMillionKeys
+       CuckooStaticTest.StaticBitsPerKeyAtTwelveBitFingerprintsIsAtMost12_8
+       CuckooStaticTest.StaticNeverFalseNegativeAcrossSizesAndKeyPatterns)
 # Format v1 stays readable: golden files written by the v1 writers.
 sstfilter_add_test(format_compat_test
   SOURCES format_compat_test.cc

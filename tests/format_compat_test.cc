@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "keys.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/filter_view.h"
 #include "sstfilter/hash.h"
-#include "support/keys.h"
 
 namespace sstfilter {
 namespace {
@@ -78,14 +78,14 @@ TEST(FormatCompatTest, VersionOneFiltersAnswerAsTheyDidWhenWritten) {
     EXPECT_EQ(view.kind(), g.kind);
     EXPECT_EQ(view.format_version(), 1);
     for (uint64_t h : SequentialKeyHashes(g.keys)) {
-      ASSERT_TRUE(view.may_contain(h));
+      ASSERT_TRUE(view.MayContain(h));
     }
     size_t positives = 0;
     std::vector<char> batch(absent.size());
-    view.may_contain_batch(absent.data(), absent.size(),
-                           reinterpret_cast<bool*>(batch.data()));
+    view.MayContainBatch(absent.data(), absent.size(),
+                         reinterpret_cast<bool*>(batch.data()));
     for (size_t i = 0; i < absent.size(); ++i) {
-      const bool one = view.may_contain(absent[i]);
+      const bool one = view.MayContain(absent[i]);
       ASSERT_EQ(one, batch[i] != 0) << "absent key " << i;
       positives += one;
     }
@@ -107,7 +107,7 @@ TEST(FormatCompatTest, VersionTwoBlockedBloomHasVersionOnesLines) {
     std::string v2(params.SerializedSize(), '\0');
     BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(v2.data()));
     const std::vector<uint64_t> keys = SequentialKeyHashes(g.keys);
-    writer.add_batch(keys.data(), keys.size());
+    writer.AddBatch(keys.data(), keys.size());
     BlockedBloomView new_view;
     ASSERT_TRUE(BlockedBloomView::Parse(v2, &new_view).ok());
     EXPECT_EQ(new_view.format_version(), 2);
@@ -116,7 +116,7 @@ TEST(FormatCompatTest, VersionTwoBlockedBloomHasVersionOnesLines) {
     EXPECT_EQ(v1.substr(24, lines_bytes), v2.substr(0, lines_bytes));
     EXPECT_EQ(new_view.num_keys(), old_view.num_keys());
     for (uint64_t h : absent) {
-      ASSERT_EQ(new_view.may_contain(h), old_view.may_contain(h));
+      ASSERT_EQ(new_view.MayContain(h), old_view.MayContain(h));
     }
   }
 }
@@ -127,7 +127,7 @@ std::string VersionOneBlockedBloom(const BlockedBloomParams& params,
                                    const std::vector<uint64_t>& hashes) {
   std::string v2(params.SerializedSize(), '\0');
   BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(v2.data()));
-  writer.add_batch(hashes.data(), hashes.size());
+  writer.AddBatch(hashes.data(), hashes.size());
   std::string v1 = {'S',
                     'F',
                     1,
@@ -175,7 +175,7 @@ TEST(FormatCompatTest,
     ASSERT_TRUE(s.ok()) << s.ToString();
     EXPECT_EQ(view.kind(), FilterKind::kBlockedBloom);
     EXPECT_EQ(view.format_version(), 1);
-    for (uint64_t h : keys) ASSERT_TRUE(view.may_contain(h));
+    for (uint64_t h : keys) ASSERT_TRUE(view.MayContain(h));
     BlockedBloomView bloom;
     ASSERT_TRUE(BlockedBloomView::Parse(bytes, &bloom).ok());
     EXPECT_EQ(bloom.format_version(), 1);

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "keys.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
-#include "support/keys.h"
 
 namespace sstfilter {
 namespace {
@@ -177,15 +177,15 @@ double MeasuredFpr(const FilterChoice& choice,
                     .ok());
     CuckooView view;
     EXPECT_TRUE(CuckooView::Parse(bytes, &view).ok());
-    for (uint64_t h : absent) positives += view.may_contain(h);
+    for (uint64_t h : absent) positives += view.MayContain(h);
   } else {
     BlockedBloom filter;
     EXPECT_TRUE(BlockedBloom::Create(BlockedBloomParams::ForBitsPerKey(
                                          keys.size(), choice.bits_per_key),
                                      &filter)
                     .ok());
-    filter.add_batch(keys.data(), keys.size());
-    for (uint64_t h : absent) positives += filter.may_contain(h);
+    filter.AddBatch(keys.data(), keys.size());
+    for (uint64_t h : absent) positives += filter.MayContain(h);
   }
   return static_cast<double>(positives) / static_cast<double>(absent.size());
 }

@@ -14,9 +14,9 @@
 #include <memory>
 #include <string>
 
+#include "keys.h"
 #include "rocksdb_builder_metering.h"
 #include "sstfilter/filter_view.h"
-#include "support/keys.h"
 
 namespace sstfilter::rocksdb_testing {
 namespace {

@@ -11,7 +11,7 @@ namespace {
 
 // RocksDB writes the policy into the OPTIONS file; LoadLatestOptions
 // brings back the same policy, which keeps building the same filters.
-TEST(RocksdbDb, ReopenFromOptionsFileKeepsPolicy) {
+TEST(RocksdbDbOptionsTest, ReopenFromOptionsFileKeepsPolicy) {
   const struct {
     const char* value;
     const char* options_line;
@@ -112,7 +112,7 @@ TEST(RocksdbDb, ReopenFromOptionsFileKeepsPolicy) {
 
 // Each policy reads the other's filters: a DB that switches keeps using
 // the filters of its older files.
-TEST(RocksdbDb, SwitchingPoliciesKeepsUsingOldFilters) {
+TEST(RocksdbDbOptionsTest, SwitchingPoliciesKeepsUsingOldFilters) {
   constexpr uint64_t kKeysPerFile = 30000;
   constexpr uint64_t kAbsent = 20000;
   const char* const policies[] = {"sstfilter.BlockedBloom:10",
@@ -202,7 +202,8 @@ void ExpectOpenRefusesFilterValue(const std::string& id,
   EXPECT_EQ(OptionsFileFilterLine(dir.path()), "filter_policy=" + value);
 }
 
-TEST(RocksdbDb, BadFingerprintBitsInOptionsFileFailOpenWithInvalidArgument) {
+TEST(RocksdbDbOptionsTest,
+     BadFingerprintBitsInOptionsFileFailOpenWithInvalidArgument) {
   for (const char* bits : {"3", "33", "abc", "-1"}) {
     SCOPED_TRACE(bits);
     ExpectOpenRefusesFilterValue(
@@ -215,7 +216,8 @@ TEST(RocksdbDb, BadFingerprintBitsInOptionsFileFailOpenWithInvalidArgument) {
 // An unknown (say, misspelled) option of one of our policies in an OPTIONS
 // file fails DB::Open as a bad value does, instead of running the policy
 // as if the option were not there.
-TEST(RocksdbDb, UnknownPolicyOptionInOptionsFileFailsOpenWithInvalidArgument) {
+TEST(RocksdbDbOptionsTest,
+     UnknownPolicyOptionInOptionsFileFailsOpenWithInvalidArgument) {
   for (const char* id : {"sstfilter.BlockedBloom:10", "sstfilter.Cuckoo:12",
                          "sstfilter.Hybrid:10:1", "sstfilter.LevelAware:10"}) {
     SCOPED_TRACE(id);
@@ -226,7 +228,7 @@ TEST(RocksdbDb, UnknownPolicyOptionInOptionsFileFailsOpenWithInvalidArgument) {
 }
 
 // bloom_before_level above num_levels is refused by DB::Open.
-TEST(RocksdbDb, HybridLevelAboveNumLevelsFailsOpen) {
+TEST(RocksdbDbOptionsTest, HybridLevelAboveNumLevelsFailsOpen) {
   TempDir dir;
   DbConfig config;
   config.policy = "sstfilter.Hybrid:10:8";
@@ -244,7 +246,7 @@ TEST(RocksdbDb, HybridLevelAboveNumLevelsFailsOpen) {
 // turns the error into OK, and the DB opens with no filter policy. It gives
 // a plugin no hook to warn, so the README says so next to the policy
 // names. This test keeps that sentence true.
-TEST(RocksdbDb, InvalidFilterIdInOptionsFileOpensWithoutFilter) {
+TEST(RocksdbDbOptionsTest, InvalidFilterIdInOptionsFileOpensWithoutFilter) {
   for (const char* value : {"sstfilter.Cukoo:12", "sstfilter.Cuckoo:100",
                             "sstfilter.Hybrid:x", "bloomfilter:abc"}) {
     SCOPED_TRACE(value);

@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "filter_bits.h"
+#include "filter_bytes.h"
 #include "rocksdb_test_support.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
-#include "support/filter_bytes.h"
 
 namespace sstfilter::rocksdb_testing {
 namespace {

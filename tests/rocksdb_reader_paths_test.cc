@@ -28,7 +28,7 @@ std::string BloomBytes(uint64_t num_keys, double bits_per_key,
   BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(bytes.data()));
   for (const auto& key : keys) {
     const uint64_t h = HashKey(key);
-    writer.add_batch(&h, 1);
+    writer.AddBatch(&h, 1);
   }
   return bytes;
 }
@@ -72,7 +72,7 @@ void ExpectReaderAnswersAsView(const std::string& bytes,
     bool batched[32];
     reader->MayMatch(count, pointers.data() + start, batched);
     for (int i = 0; i < count; ++i) {
-      const bool expected = view.may_contain(HashKey(queries[start + i]));
+      const bool expected = view.MayContain(HashKey(queries[start + i]));
       differ += reader->MayMatch(slices[start + i]) != expected;
       differ += batched[i] != expected;
     }
@@ -110,7 +110,7 @@ TEST_P(ReaderPathTest, EveryReaderAnswersAsTheFiltersView) {
   }
   CuckooFilter chain;
   ASSERT_TRUE(CuckooFilter::Create(12, 500, &chain).ok());
-  for (const auto& key : present) ASSERT_TRUE(chain.add_key(key).ok());
+  for (const auto& key : present) ASSERT_TRUE(chain.AddKey(key).ok());
   ExpectReaderAnswersAsView(chain.Serialize(), queries);
   for (const char* v1 :
        {"blocked_bloom_12345keys_145lines_4probes_2lpk.bin",

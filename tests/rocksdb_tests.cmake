@@ -9,7 +9,12 @@ sstfilter_add_test(rocksdb_level_aware_test
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
 sstfilter_add_test(rocksdb_filter_bits_test
-  SOURCES rocksdb_filter_bits_test.cc rocksdb_filter_limits_test.cc
+  SOURCES rocksdb_filter_bits_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals
+  LABELS rocksdb)
+# The largest filter block, and what is written past it.
+sstfilter_add_test(rocksdb_filter_limits_test
+  SOURCES rocksdb_filter_limits_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
 # RocksDB's own reader over every block of ours ("may match"), and ours
@@ -25,13 +30,17 @@ sstfilter_add_test(rocksdb_reader_paths_test
   LABELS rocksdb)
 target_compile_definitions(rocksdb_reader_paths_test
   PRIVATE SSTFILTER_GOLDEN_DIR="${CMAKE_CURRENT_SOURCE_DIR}/golden")
-# One executable from the database suites, one file per area.
-sstfilter_add_test(rocksdb_db_test
-  SOURCES rocksdb_db_filtering_test.cc rocksdb_db_options_test.cc
-          rocksdb_db_robustness_test.cc rocksdb_db_odd_keys_test.cc
-          rocksdb_db_memory_option_test.cc
-  LIBS sstfilter_rocksdb_plugin_internals
-  LABELS rocksdb)
+# Databases with each policy: filtering at the model rate (leveled,
+# partitioned, prefix), the OPTIONS file, corruption and concurrent
+# readers, odd key sets, optimize_filters_for_memory.
+foreach(name rocksdb_db_filtering_test rocksdb_db_options_test
+             rocksdb_db_robustness_test rocksdb_db_odd_keys_test
+             rocksdb_db_memory_option_test)
+  sstfilter_add_test(${name}
+    SOURCES ${name}.cc
+    LIBS sstfilter_rocksdb_plugin_internals
+    LABELS rocksdb)
+endforeach()
 # Switching a live DB between RocksDB's filters and ours, and back; the
 # upgrade from sstfilter 0.1's filter name.
 sstfilter_add_test(rocksdb_db_switch_test

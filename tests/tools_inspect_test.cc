@@ -11,9 +11,9 @@
 
 #include "filter_block_decoder.h"
 #include "inspector.h"
+#include "keys.h"
 #include "rocksdb/version.h"
 #include "sst_parser.h"
-#include "support/keys.h"
 #include "tools_test_support.h"
 
 namespace sstfilter::tools_testing {

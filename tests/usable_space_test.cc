@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "filter_bytes.h"
+#include "keys.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
-#include "support/filter_bytes.h"
-#include "support/keys.h"
 
 namespace sstfilter {
 namespace {
@@ -84,7 +84,7 @@ size_t CountFound(const std::string& bytes,
   BlockedBloomView view;
   EXPECT_TRUE(BlockedBloomView::Parse(bytes, &view).ok());
   size_t found = 0;
-  for (uint64_t h : hashes) found += view.may_contain(h);
+  for (uint64_t h : hashes) found += view.MayContain(h);
   return found;
 }
 
@@ -94,7 +94,7 @@ void EarnCredit(FprBalance* balance, double credit) {
   // 150 keys at 10 bits/key take 3 lines, too few to be made smaller; an
   // allocation one line larger gives them a fourth.
   const auto target = BlockedBloomParams::ForBitsPerKey(150, 10);
-  while (-balance->sum() < credit) {
+  while (-balance->Sum() < credit) {
     const BlockedBloomParams chosen = FitBlockedBloomToUsable(
         150, target, [](size_t request) { return request + 64; }, balance);
     ASSERT_EQ(chosen.num_lines, target.num_lines + 1);
@@ -167,7 +167,7 @@ TEST(UsableSpaceTest, AnExactAllocatorGivesTheTargetItself) {
     EXPECT_EQ(FitBlockedBloomToUsable(n, target, Exact, &balance).num_lines,
               target.num_lines);
   }
-  EXPECT_EQ(balance.sum(), 0.0);
+  EXPECT_EQ(balance.Sum(), 0.0);
 }
 
 TEST(UsableSpaceTest, ImplausibleUsableSizesAreNotUsed) {
@@ -183,18 +183,18 @@ TEST(UsableSpaceTest, ImplausibleUsableSizesAreNotUsed) {
           5000, target, [](size_t request) { return request / 2; }, &balance)
           .num_lines,
       target.num_lines);
-  EXPECT_EQ(balance.sum(), 0.0);
+  EXPECT_EQ(balance.Sum(), 0.0);
 }
 
 TEST(UsableSpaceTest, NoKeysKeepsTheEmptyFilter) {
   FprBalance balance;
   EarnCredit(&balance, 0.01);
-  const double before = balance.sum();
+  const double before = balance.Sum();
   const auto target = BlockedBloomParams::ForBitsPerKey(0, 10);
   const BlockedBloomParams chosen =
       FitBlockedBloomToUsable(0, target, JemallocLike, &balance);
   EXPECT_EQ(chosen.num_lines, 0u);
-  EXPECT_EQ(balance.sum(), before);
+  EXPECT_EQ(balance.Sum(), before);
 }
 
 TEST(UsableSpaceTest, NeverFalseNegativeAtTheChosenSize) {
@@ -244,9 +244,9 @@ TEST(UsableSpaceTest, BalanceKeepsTheAverageFprAtOrBelowTarget) {
       target_fpr += target.EstimatedFpr(n);
       chosen_memory += allocator.usable(recorder.requests[0]);
       target_memory += allocator.usable(target.SerializedSize());
-      ASSERT_LE(balance.sum(), 0.0);
+      ASSERT_LE(balance.Sum(), 0.0);
       // What the balance keeps is never below the true sum.
-      ASSERT_GE(balance.sum(), chosen_fpr - target_fpr - 1e-12);
+      ASSERT_GE(balance.Sum(), chosen_fpr - target_fpr - 1e-12);
     }
     EXPECT_LE(chosen_fpr, target_fpr);
     EXPECT_LE(chosen_memory, target_memory);
@@ -312,7 +312,7 @@ TEST(UsableSpaceTest, ConcurrentBuildersNeverOverspendTheBalance) {
         const BlockedBloomParams chosen =
             FitBlockedBloomToUsable(n, target, JemallocLike, &balance);
         deviation[t] += chosen.EstimatedFpr(n) - target.EstimatedFpr(n);
-        EXPECT_LE(balance.sum(), 0.0);
+        EXPECT_LE(balance.Sum(), 0.0);
       }
     });
   }
@@ -320,7 +320,7 @@ TEST(UsableSpaceTest, ConcurrentBuildersNeverOverspendTheBalance) {
   double total = 0;
   for (double d : deviation) total += d;
   EXPECT_LE(total, 0.0);
-  EXPECT_GE(balance.sum(), total - 1e-12);
+  EXPECT_GE(balance.Sum(), total - 1e-12);
 }
 
 // A static cuckoo filter can only grow into its usable space (its 0.96
@@ -342,7 +342,8 @@ TEST(UsableSpaceTest, CuckooFillsTheUsableSpaceAndNeverShrinks) {
         const HashRun run{keys.data(), keys.size()};
         std::string bytes;
         ASSERT_TRUE(
-            BuildStaticCuckoo(&run, 1, fingerprint_bits, {buckets}, &bytes).ok());
+            BuildStaticCuckoo(&run, 1, fingerprint_bits, {buckets}, &bytes)
+                .ok());
         CuckooView view;
         ASSERT_TRUE(CuckooView::Parse(bytes, &view).ok());
         EXPECT_EQ(view.num_buckets(), buckets) << "built at the chosen size";
@@ -356,7 +357,7 @@ TEST(UsableSpaceTest, CuckooFillsTheUsableSpaceAndNeverShrinks) {
         EXPECT_LE(StaticCuckooFpr(n, bytes.size(), fingerprint_bits),
                   StaticCuckooFpr(n, target_bytes, fingerprint_bits));
         size_t found = 0;
-        for (uint64_t h : keys) found += view.may_contain(h);
+        for (uint64_t h : keys) found += view.MayContain(h);
         EXPECT_EQ(found, n);
       }
     }

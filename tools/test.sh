@@ -41,8 +41,9 @@ ctest --test-dir "build/rocksdb-$version" --output-on-failure -j "$jobs" \
 echo "== filter tests under ASan + UBSan"
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSSTFILTER_SANITIZE=ON -DSSTFILTER_WITH_ROCKSDB=OFF >/dev/null
-cmake --build build/asan -j "$jobs" --target blocked_bloom_test cuckoo_filter_test \
-  format_compat_test
+cmake --build build/asan -j "$jobs" --target blocked_bloom_test \
+  cuckoo_static_test cuckoo_format_test cuckoo_dynamic_test \
+  cuckoo_packed_slots_test format_compat_test
 ctest --test-dir build/asan --output-on-failure -j "$jobs" -L filter | tee -a "$log"
 
 echo "== fuzzing"

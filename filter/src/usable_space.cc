@@ -92,7 +92,7 @@ class UsableSpaceRule {
 
 }  // namespace detail
 
-double FprBalance::sum() const {
+double FprBalance::Sum() const {
   return std::ldexp(static_cast<double>(units_.load()), -32);
 }
 

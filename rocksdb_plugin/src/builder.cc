@@ -163,7 +163,7 @@ class Builder : public BitsBuilder {
       bool found[HashChunks::kChunkHashes];
       hashes_.ForEachChunk(false, [&](const uint64_t* hashes, size_t count) {
         if (!all_found) return;
-        view.may_contain_batch(hashes, count, found);
+        view.MayContainBatch(hashes, count, found);
         all_found = std::all_of(found, found + count, [](bool b) { return b; });
       });
     }
@@ -351,9 +351,8 @@ class Builder : public BitsBuilder {
       *size = params.SerializedSize();
       charge_up_to(*size);
       BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.get()));
-      hashes_.ForEachChunk(release, [&](const uint64_t* h, size_t n) {
-        writer.add_batch(h, n);
-      });
+      hashes_.ForEachChunk(
+          release, [&](const uint64_t* h, size_t n) { writer.AddBatch(h, n); });
       if (release) ReleaseHashCharge();
     }
     if (charge_ && charged > *size) charge_->Subtract(charged - *size);

@@ -134,12 +134,12 @@ class ViewReader final : public FilterBitsReader {
  public:
   explicit ViewReader(FilterView view) : view_(std::move(view)) {}
   bool MayMatch(const Slice& key) override {
-    return view_.may_contain(HashKeyInline(ToView(key)));
+    return view_.MayContain(HashKeyInline(ToView(key)));
   }
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
     ForEachHashGroup(num_keys, keys, may_match,
                      [this](const uint64_t* hashes, size_t n, bool* out) {
-                       view_.may_contain_batch(hashes, n, out);
+                       view_.MayContainBatch(hashes, n, out);
                      });
   }
 

@@ -21,10 +21,10 @@ constexpr size_t kProbes = 32;
 template <typename View>
 void Exercise(const View& view, const uint64_t* probes) {
   bool batched[kProbes];
-  view.may_contain_batch(probes, kProbes, batched);
+  view.MayContainBatch(probes, kProbes, batched);
   for (size_t i = 0; i < kProbes; ++i) {
     // The batched and single answers of one view must agree.
-    if (view.may_contain(probes[i]) != batched[i]) __builtin_trap();
+    if (view.MayContain(probes[i]) != batched[i]) __builtin_trap();
   }
   const double fpr = view.EstimatedFpr();
   if (!(fpr >= 0.0 && fpr <= 1.0)) __builtin_trap();
@@ -37,7 +37,7 @@ void ExpectSameAnswers(const View& view, const uint64_t* probes, One&& one,
   bool batched[kProbes];
   batch(probes, kProbes, batched);
   for (size_t i = 0; i < kProbes; ++i) {
-    const bool expected = view.may_contain(probes[i]);
+    const bool expected = view.MayContain(probes[i]);
     if (one(probes[i]) != expected || batched[i] != expected) {
       __builtin_trap();
     }
@@ -81,13 +81,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sstfilter::BlockedBloomView bloom;
   if (sstfilter::BlockedBloomView::Parse(bytes, &bloom).ok()) {
     Exercise(bloom, probes);
-    const double fill = bloom.fill_ratio();
+    const double fill = bloom.FillRatio();
     if (!(fill >= 0.0 && fill <= 1.0)) __builtin_trap();
   }
   sstfilter::CuckooView cuckoo;
   if (sstfilter::CuckooView::Parse(bytes, &cuckoo).ok()) {
     Exercise(cuckoo, probes);
-    const double load = cuckoo.load();
+    const double load = cuckoo.Load();
     if (!(load >= 0.0 && load <= 1.0)) __builtin_trap();
   }
   sstfilter::FilterView any;

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "keys.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
-#include "support/keys.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
       std::string bytes(params.SerializedSize(), '\0');
       sstfilter::BlockedBloomWriter(params,
                                     reinterpret_cast<uint8_t*>(bytes.data()))
-          .add_batch(keys.data(), keys.size());
+          .AddBatch(keys.data(), keys.size());
       write("bloom_" + std::to_string(n) + "_" + std::to_string(lines), bytes);
     }
     for (uint32_t bits : {4u, 12u, 17u, 32u}) {
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   sstfilter::CuckooFilter grown;
   if (sstfilter::CuckooFilter::Create(8, 16, &grown).ok()) {
     for (uint64_t h : sstfilter::test_support::SequentialKeyHashes(300)) {
-      (void)grown.add(h);
+      (void)grown.Add(h);
     }
     write("cuckoo_chain", grown.Serialize());
   }

@@ -16,7 +16,7 @@ inline std::string WriteBlockedBloom(const BlockedBloomParams& params,
                                      const std::vector<uint64_t>& hashes) {
   std::string out(params.SerializedSize(), '\0');
   BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.data()));
-  writer.add_batch(hashes.data(), hashes.size());
+  writer.AddBatch(hashes.data(), hashes.size());
   return out;
 }
 

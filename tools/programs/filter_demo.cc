@@ -51,13 +51,13 @@ void Measure(const View& view, const std::vector<uint64_t>& present,
              const std::vector<uint64_t>& absent, Row* row) {
   auto start = Clock::now();
   uint64_t hits = 0;
-  for (uint64_t h : present) hits += view.may_contain(h);
+  for (uint64_t h : present) hits += view.MayContain(h);
   row->present_ns = NsPerItem(start, present.size());
   row->false_negatives = present.size() - hits;
 
   start = Clock::now();
   uint64_t false_positives = 0;
-  for (uint64_t h : absent) false_positives += view.may_contain(h);
+  for (uint64_t h : absent) false_positives += view.MayContain(h);
   row->absent_ns = NsPerItem(start, absent.size());
   row->measured_fpr = static_cast<double>(false_positives) / absent.size();
 
@@ -66,7 +66,7 @@ void Measure(const View& view, const std::vector<uint64_t>& present,
   start = Clock::now();
   uint64_t batched_hits = 0;
   for (size_t i = 0; i + kBatch <= absent.size(); i += kBatch) {
-    view.may_contain_batch(absent.data() + i, kBatch, results);
+    view.MayContainBatch(absent.data() + i, kBatch, results);
     for (bool r : results) batched_hits += r;
   }
   row->batched_ns = NsPerItem(start, absent.size() / kBatch * kBatch);
@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
     const auto start = Clock::now();
     sstfilter::BlockedBloomWriter(params,
                                   reinterpret_cast<uint8_t*>(bytes.data()))
-        .add_batch(present.data(), present.size());
+        .AddBatch(present.data(), present.size());
     row.build_ns = NsPerItem(start, num_keys);
     sstfilter::BlockedBloomView view;
     if (!sstfilter::BlockedBloomView::Parse(bytes, &view).ok()) return 1;

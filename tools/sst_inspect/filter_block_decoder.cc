@@ -53,7 +53,7 @@ void DescribeView(const BlockedBloomView& view, FilterBlockInfo* info) {
   };
   info->keys = view.num_keys();
   info->occupancy_name = "fill";
-  info->occupancy = view.fill_ratio();
+  info->occupancy = view.FillRatio();
   // A key's probes go to two independent lines (blocked_bloom.h).
   const std::string_view lines(
       reinterpret_cast<const char*>(view.lines()),
@@ -73,7 +73,7 @@ void DescribeView(const CuckooView& view, FilterBlockInfo* info) {
   };
   info->keys = view.num_keys();
   info->occupancy_name = "load";
-  info->occupancy = view.load();
+  info->occupancy = view.Load();
   info->fpr = view.EstimatedFpr();
 }
 

@@ -132,24 +132,24 @@ class BlockedBloomView {
   static Status Parse(std::string_view bytes, BlockedBloomView* out);
 
   // False only if the hash (or key) was certainly never added.
-  bool may_contain(uint64_t hash) const;
-  bool may_contain_key(std::string_view key) const;
+  bool MayContain(uint64_t hash) const;
+  bool MayContainKey(std::string_view key) const;
 
   // Batched forms: compute every line, prefetch them all, then probe.
-  void may_contain_batch(const uint64_t* hashes, size_t count,
-                         bool* results) const;
-  void may_contain_keys(const std::string_view* keys, size_t count,
-                        bool* results) const;
+  void MayContainBatch(const uint64_t* hashes, size_t count,
+                       bool* results) const;
+  void MayContainKeys(const std::string_view* keys, size_t count,
+                      bool* results) const;
 
   const BlockedBloomParams& params() const { return params_; }
   // The first line (64 * num_lines bytes), inside the parsed bytes.
   const uint8_t* lines() const { return lines_; }
   uint8_t format_version() const { return version_; }
   uint64_t num_keys() const { return num_keys_; }
-  size_t size_bytes() const { return params_.SerializedSize(); }
+  size_t SizeBytes() const { return params_.SerializedSize(); }
   double EstimatedFpr() const { return params_.EstimatedFpr(num_keys_); }
-  // Fraction of the lines' bits set, in [0, 1] (FillRatio below).
-  double fill_ratio() const;
+  // Fraction of the lines' bits set, in [0, 1] (the free FillRatio below).
+  double FillRatio() const;
 
  private:
   friend class BlockedBloom;  // keeps num_keys_ current while adding
@@ -172,7 +172,7 @@ class BlockedBloomWriter {
   BlockedBloomWriter(const BlockedBloomParams& params, uint8_t* out);
 
   // Adds hashes, prefetching lines ahead; the same bits on every SIMD path.
-  void add_batch(const uint64_t* hashes, size_t count);
+  void AddBatch(const uint64_t* hashes, size_t count);
   uint64_t num_keys() const { return num_keys_; }
 
  private:
@@ -191,17 +191,17 @@ class BlockedBloom {
   // InvalidArgument (and `out` untouched) if `params` are out of range.
   static Status Create(const BlockedBloomParams& params, BlockedBloom* out);
 
-  void add(uint64_t hash) { add_batch(&hash, 1); }
-  void add_key(std::string_view key);
-  void add_batch(const uint64_t* hashes, size_t count);
+  void Add(uint64_t hash) { AddBatch(&hash, 1); }
+  void AddKey(std::string_view key);
+  void AddBatch(const uint64_t* hashes, size_t count);
 
-  bool may_contain(uint64_t hash) const { return view_.may_contain(hash); }
-  bool may_contain_key(std::string_view key) const {
-    return view_.may_contain_key(key);
+  bool MayContain(uint64_t hash) const { return view_.MayContain(hash); }
+  bool MayContainKey(std::string_view key) const {
+    return view_.MayContainKey(key);
   }
-  void may_contain_batch(const uint64_t* hashes, size_t count,
-                         bool* results) const {
-    view_.may_contain_batch(hashes, count, results);
+  void MayContainBatch(const uint64_t* hashes, size_t count,
+                       bool* results) const {
+    view_.MayContainBatch(hashes, count, results);
   }
   double EstimatedFpr() const { return view_.EstimatedFpr(); }
   const BlockedBloomView& view() const { return view_; }

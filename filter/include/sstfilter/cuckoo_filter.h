@@ -35,13 +35,13 @@
 //           ceil(m_t * 4 * f / 8) bytes: slot j of bucket i is the f-bit
 //           field at bit (i*4 + j) * f of this little-endian bit stream
 //           (bit k is bit k%8 of byte k/8)
-//   then    8 * stash_count per table, table 0's first: stash entries,
+//   then    8 * num_stashed per table, table 0's first: stash entries,
 //           u32 bucket, u32 fingerprint
 //   then    the metadata, 20 + 12 * T bytes, ending the block:
 //     +0       4   checksum: MetadataChecksum (format.h) of the rest of
 //                  the metadata
 //     +4       12  per table t < T: num_buckets m (u32, >= 1; m_0 * 2^t),
-//                  seed s (u32; the same in every table), stash_count (u32)
+//                  seed s (u32; the same in every table), num_stashed (u32)
 //     end-16   8   num_keys (u64): the keys the filter was built from, or
 //                  the items a dynamic filter holds (informational, not used
 //                  by queries)
@@ -168,11 +168,11 @@ class CuckooView {
   static Status Parse(std::string_view bytes, CuckooView* out);
 
   // False only if the hash (or key) was certainly never inserted.
-  bool may_contain(uint64_t hash) const;
-  bool may_contain_key(std::string_view key) const;
+  bool MayContain(uint64_t hash) const;
+  bool MayContainKey(std::string_view key) const;
   // Batched: compute every bucket pair, prefetch, then probe.
-  void may_contain_batch(const uint64_t* hashes, size_t count,
-                         bool* results) const;
+  void MayContainBatch(const uint64_t* hashes, size_t count,
+                       bool* results) const;
 
   uint32_t fingerprint_bits() const;
   uint32_t num_tables() const;
@@ -182,13 +182,13 @@ class CuckooView {
   // fingerprint_bits <= 16, format v2); false otherwise.
   bool StaticTableOf(detail::cuckoo::StaticTable* table) const;
   uint64_t num_buckets() const;  // over all tables
-  size_t size_bytes() const;
+  size_t SizeBytes() const;
   // The statistics below scan every slot (they are for tools and tests).
   uint64_t num_items() const;  // occupied slots plus stash entries
   // The keys the filter records it was built from (format v2; keys sharing
   // a bucket pair and fingerprint share one item); num_items() for v1.
   uint64_t num_keys() const;
-  double load() const;  // occupied slots / all slots
+  double Load() const;  // occupied slots / all slots
   // Expected FPR of the filter as it is: per table, a query compares
   // against the items in two buckets, each matching with p = 1/(2^f - 1).
   double EstimatedFpr() const;
@@ -204,7 +204,7 @@ class CuckooView {
   bool keys_known_ = false;
 };
 
-// A dynamic cuckoo filter: add, erase, may_contain.
+// A dynamic cuckoo filter: Add, Erase, MayContain.
 //
 // Insertion kicks items between their two buckets up to a bounded number of
 // times; if the last evicted item finds no place it goes to the table's
@@ -232,16 +232,16 @@ class CuckooFilter {
   // its fingerprint over all tables (the filter is unchanged: the item
   // already answers "maybe"); CapacityExceeded if the next table would pass
   // the format's 2^32-1 buckets.
-  Status add(uint64_t hash);
-  Status add_key(std::string_view key);
+  Status Add(uint64_t hash);
+  Status AddKey(std::string_view key);
   // Removes one copy. NotFound if absent. Erase only what was inserted:
   // erasing a never-inserted item may remove a colliding one.
-  Status erase(uint64_t hash);
-  Status erase_key(std::string_view key);
-  bool may_contain(uint64_t hash) const;
-  bool may_contain_key(std::string_view key) const;
+  Status Erase(uint64_t hash);
+  Status EraseKey(std::string_view key);
+  bool MayContain(uint64_t hash) const;
+  bool MayContainKey(std::string_view key) const;
 
-  uint64_t size() const;  // items held, counting duplicates
+  uint64_t num_items() const;  // items held, counting duplicates
   uint32_t num_tables() const;
   std::string Serialize() const;
 

@@ -60,15 +60,15 @@ class FilterView {
   }
   const CuckooView* cuckoo() const { return std::get_if<CuckooView>(&view_); }
 
-  bool may_contain(uint64_t hash) const {
-    return Visit([hash](const auto& v) { return v.may_contain(hash); });
+  bool MayContain(uint64_t hash) const {
+    return Visit([hash](const auto& v) { return v.MayContain(hash); });
   }
-  void may_contain_batch(const uint64_t* hashes, size_t count,
-                         bool* results) const {
-    Visit([&](const auto& v) { v.may_contain_batch(hashes, count, results); });
+  void MayContainBatch(const uint64_t* hashes, size_t count,
+                       bool* results) const {
+    Visit([&](const auto& v) { v.MayContainBatch(hashes, count, results); });
   }
-  size_t size_bytes() const {
-    return Visit([](const auto& v) { return v.size_bytes(); });
+  size_t SizeBytes() const {
+    return Visit([](const auto& v) { return v.SizeBytes(); });
   }
   double EstimatedFpr() const {
     return Visit([](const auto& v) { return v.EstimatedFpr(); });

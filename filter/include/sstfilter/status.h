@@ -10,7 +10,7 @@ namespace sstfilter {
 // cuckoofilter code rather than throwing.
 enum class StatusCode {
   kOk,
-  kNotFound,           // erase() of an item that is not there
+  kNotFound,           // Erase() of an item that is not there
   kTooManyDuplicates,  // a cuckoo bucket pair already holds 2*b copies
   kCapacityExceeded,   // a size limit of the format would be exceeded
   kInvalidArgument,    // a parameter out of its documented range

@@ -46,7 +46,7 @@ class FprBalance {
   FprBalance& operator=(const FprBalance&) = delete;
 
   // The sum so far (<= 0; more negative is more FPR to spare).
-  double sum() const;
+  double Sum() const;
 
  private:
   friend class detail::UsableSpaceRule;

@@ -289,19 +289,19 @@ Status BlockedBloomView::Parse(std::string_view bytes, BlockedBloomView* out) {
   return Status::Ok();
 }
 
-bool BlockedBloomView::may_contain(uint64_t hash) const {
+bool BlockedBloomView::MayContain(uint64_t hash) const {
   const detail::BloomLines lines = detail::BloomLines::Of(lines_, params_);
   return detail::UseAvx2()
              ? detail::MayContainAvx2(lines, hash)
              : detail::MayContain<detail::ScalarLineOps>(lines, hash);
 }
 
-bool BlockedBloomView::may_contain_key(std::string_view key) const {
-  return may_contain(HashKey(key));
+bool BlockedBloomView::MayContainKey(std::string_view key) const {
+  return MayContain(HashKey(key));
 }
 
-void BlockedBloomView::may_contain_batch(const uint64_t* hashes, size_t count,
-                                         bool* results) const {
+void BlockedBloomView::MayContainBatch(const uint64_t* hashes, size_t count,
+                                       bool* results) const {
   const detail::BloomLines lines = detail::BloomLines::Of(lines_, params_);
   if (detail::UseAvx2()) {
     detail::MayContainBatchAvx2(lines, hashes, count, results);
@@ -311,14 +311,14 @@ void BlockedBloomView::may_contain_batch(const uint64_t* hashes, size_t count,
   }
 }
 
-void BlockedBloomView::may_contain_keys(const std::string_view* keys,
-                                        size_t count, bool* results) const {
+void BlockedBloomView::MayContainKeys(const std::string_view* keys,
+                                      size_t count, bool* results) const {
   constexpr size_t kChunk = 64;
   uint64_t hashes[kChunk];
   for (size_t start = 0; start < count; start += kChunk) {
     const size_t n = std::min(kChunk, count - start);
     for (size_t i = 0; i < n; ++i) hashes[i] = HashKey(keys[start + i]);
-    may_contain_batch(hashes, n, results + start);
+    MayContainBatch(hashes, n, results + start);
   }
 }
 
@@ -336,10 +336,10 @@ double FillRatio(std::string_view bits) {
   return static_cast<double>(set) / (8.0 * static_cast<double>(bits.size()));
 }
 
-double BlockedBloomView::fill_ratio() const {
-  return FillRatio({reinterpret_cast<const char*>(lines_),
-                    static_cast<size_t>(params_.num_lines) *
-                        BlockedBloomParams::kLineBytes});
+double BlockedBloomView::FillRatio() const {
+  return sstfilter::FillRatio({reinterpret_cast<const char*>(lines_),
+                               static_cast<size_t>(params_.num_lines) *
+                                   BlockedBloomParams::kLineBytes});
 }
 
 namespace {
@@ -409,7 +409,7 @@ BlockedBloomWriter::BlockedBloomWriter(const BlockedBloomParams& params,
   WriteMetadata(params, 0, out);
 }
 
-void BlockedBloomWriter::add_batch(const uint64_t* hashes, size_t count) {
+void BlockedBloomWriter::AddBatch(const uint64_t* hashes, size_t count) {
   AddHashes(params_, out_, hashes, count);
   num_keys_ += count;
   WriteMetadata(params_, num_keys_, out_);
@@ -428,7 +428,7 @@ Status BlockedBloom::Create(const BlockedBloomParams& params,
   return BlockedBloomView::Parse(out->bytes(), &out->view_);
 }
 
-void BlockedBloom::add_batch(const uint64_t* hashes, size_t count) {
+void BlockedBloom::AddBatch(const uint64_t* hashes, size_t count) {
   AddHashes(view_.params(), bytes_.data(), hashes, count);
   view_.num_keys_ += count;
   sealed_ = false;
@@ -442,6 +442,6 @@ std::string_view BlockedBloom::bytes() const {
   return {reinterpret_cast<const char*>(bytes_.data()), bytes_.size()};
 }
 
-void BlockedBloom::add_key(std::string_view key) { add(HashKey(key)); }
+void BlockedBloom::AddKey(std::string_view key) { Add(HashKey(key)); }
 
 }  // namespace sstfilter

@@ -177,7 +177,7 @@ inline void AppendU32(std::string* out, uint32_t v) {
 struct TableRecord {
   uint32_t num_buckets;
   uint32_t seed;
-  uint32_t stash_count;
+  uint32_t num_stashed;
 };
 
 // Appends the v2 metadata of a filter whose slots and stashes `out` already
@@ -190,7 +190,7 @@ inline void AppendMetadata(std::string* out, uint32_t fingerprint_bits,
   for (const TableRecord& t : tables) {
     AppendU32(out, t.num_buckets);
     AppendU32(out, t.seed);
-    AppendU32(out, t.stash_count);
+    AppendU32(out, t.num_stashed);
   }
   AppendU32(out, static_cast<uint32_t>(num_keys));
   AppendU32(out, static_cast<uint32_t>(num_keys >> 32));

@@ -48,7 +48,7 @@ struct CuckooFilter::Impl {
 
   uint32_t fingerprint_bits = 12;
   std::vector<Table> tables;
-  uint64_t size = 0;
+  uint64_t num_items = 0;
   KickRng rng{kDynamicRngSeed};
 
   PackedSlots Slots(Table& t) {
@@ -141,19 +141,19 @@ Status CuckooFilter::Deserialize(std::string_view bytes, CuckooFilter* out) {
   d.fingerprint_bits = view.fingerprint_bits();
   for (const CuckooView::Table& v : view.tables_) {
     Impl::Table t;
-    t.bytes.assign(v.slots.data(), v.slots.data() + v.slots.size_bytes());
+    t.bytes.assign(v.slots.data(), v.slots.data() + v.slots.SizeBytes());
     t.num_buckets = v.slots.num_buckets();
     t.seed = v.seed;
     t.table_index = v.table_index;
     t.stash = v.stash;
     d.tables.push_back(std::move(t));
   }
-  d.size = view.num_items();
+  d.num_items = view.num_items();
   *out = std::move(filter);
   return Status::Ok();
 }
 
-Status CuckooFilter::add(uint64_t hash) {
+Status CuckooFilter::Add(uint64_t hash) {
   Impl& d = *impl_;
   if (d.CountCopies(hash) >= CuckooLimits::kMaxDuplicates) {
     return Status::TooManyDuplicates(
@@ -171,13 +171,13 @@ Status CuckooFilter::add(uint64_t hash) {
              kMaxKicks, d.rng, &homeless)) {
     t.stash.push_back(homeless);
   }
-  ++d.size;
+  ++d.num_items;
   return Status::Ok();
 }
 
-Status CuckooFilter::add_key(std::string_view key) { return add(HashKey(key)); }
+Status CuckooFilter::AddKey(std::string_view key) { return Add(HashKey(key)); }
 
-Status CuckooFilter::erase(uint64_t hash) {
+Status CuckooFilter::Erase(uint64_t hash) {
   Impl& d = *impl_;
   for (auto it = d.tables.rbegin(); it != d.tables.rend(); ++it) {
     Impl::Table& t = *it;
@@ -194,17 +194,17 @@ Status CuckooFilter::erase(uint64_t hash) {
     } else {
       continue;
     }
-    --d.size;
+    --d.num_items;
     return Status::Ok();
   }
   return Status::NotFound("the item is not in the cuckoo filter");
 }
 
-Status CuckooFilter::erase_key(std::string_view key) {
-  return erase(HashKey(key));
+Status CuckooFilter::EraseKey(std::string_view key) {
+  return Erase(HashKey(key));
 }
 
-bool CuckooFilter::may_contain(uint64_t hash) const {
+bool CuckooFilter::MayContain(uint64_t hash) const {
   for (const Impl::Table& t : impl_->tables) {
     if (TableMayContain(impl_->Slots(t), t.seed, t.table_index, t.stash,
                         hash)) {
@@ -214,11 +214,11 @@ bool CuckooFilter::may_contain(uint64_t hash) const {
   return false;
 }
 
-bool CuckooFilter::may_contain_key(std::string_view key) const {
-  return may_contain(HashKey(key));
+bool CuckooFilter::MayContainKey(std::string_view key) const {
+  return MayContain(HashKey(key));
 }
 
-uint64_t CuckooFilter::size() const { return impl_->size; }
+uint64_t CuckooFilter::num_items() const { return impl_->num_items; }
 
 uint32_t CuckooFilter::num_tables() const {
   return static_cast<uint32_t>(impl_->tables.size());
@@ -233,7 +233,7 @@ std::string CuckooFilter::Serialize() const {
                        static_cast<uint32_t>(t.stash.size())});
   }
   for (const Impl::Table& t : impl_->tables) AppendStash(&out, t.stash);
-  AppendMetadata(&out, impl_->fingerprint_bits, records, impl_->size);
+  AppendMetadata(&out, impl_->fingerprint_bits, records, impl_->num_items);
   return out;
 }
 

@@ -39,7 +39,7 @@ namespace {
 struct TableLayout {
   uint32_t num_buckets = 0;
   uint32_t seed = 0;
-  uint32_t stash_count = 0;
+  uint32_t num_stashed = 0;
   size_t slots_at = 0;
   size_t stash_at = 0;
 };
@@ -71,7 +71,7 @@ TableLayout ReadRecord(const uint8_t* record) {
   TableLayout t;
   t.num_buckets = detail::LoadLittleEndian<uint32_t>(record);
   t.seed = detail::LoadLittleEndian<uint32_t>(record + 4);
-  t.stash_count = detail::LoadLittleEndian<uint32_t>(record + 8);
+  t.num_stashed = detail::LoadLittleEndian<uint32_t>(record + 8);
   return t;
 }
 
@@ -133,15 +133,15 @@ Status LayoutV1(std::string_view bytes, uint32_t* fingerprint_bits,
     }
     table.slots_at = pos;
     pos += slot_bytes;
-    if ((bytes.size() - pos) / kStashEntryBytes < table.stash_count) {
+    if ((bytes.size() - pos) / kStashEntryBytes < table.num_stashed) {
       return Status::Corruption(
           TableName(t) + "stash truncated: " +
-          std::to_string(table.stash_count) + " entries need " +
-          std::to_string(uint64_t{table.stash_count} * kStashEntryBytes) +
+          std::to_string(table.num_stashed) + " entries need " +
+          std::to_string(uint64_t{table.num_stashed} * kStashEntryBytes) +
           " bytes, " + std::to_string(bytes.size() - pos) + " remain");
     }
     table.stash_at = pos;
-    pos += table.stash_count * kStashEntryBytes;
+    pos += table.num_stashed * kStashEntryBytes;
     tables->push_back(table);
   }
   if (pos != bytes.size()) {
@@ -188,7 +188,7 @@ Status LayoutV2(std::string_view bytes, uint32_t* fingerprint_bits,
   }
   for (TableLayout& table : *tables) {
     table.stash_at = pos;
-    pos += uint64_t{table.stash_count} * kStashEntryBytes;
+    pos += uint64_t{table.num_stashed} * kStashEntryBytes;
   }
   if (pos != meta_at) {
     return Status::Corruption(
@@ -232,7 +232,7 @@ Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
     table.table_index = static_cast<uint32_t>(t);
     table.slots =
         PackedSlotsView(data + l.slots_at, l.num_buckets, fingerprint_bits);
-    table.stash.resize(l.stash_count);
+    table.stash.resize(l.num_stashed);
     const uint8_t* entry = data + l.stash_at;
     for (StashEntry& e : table.stash) {
       e.bucket = detail::LoadLittleEndian<uint32_t>(entry);
@@ -256,7 +256,7 @@ Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
   return Status::Ok();
 }
 
-bool CuckooView::may_contain(uint64_t hash) const {
+bool CuckooView::MayContain(uint64_t hash) const {
   for (const Table& t : tables_) {
     if (TableMayContain(t.slots, t.seed, t.table_index, t.stash, hash))
       return true;
@@ -264,12 +264,12 @@ bool CuckooView::may_contain(uint64_t hash) const {
   return false;
 }
 
-bool CuckooView::may_contain_key(std::string_view key) const {
-  return may_contain(HashKey(key));
+bool CuckooView::MayContainKey(std::string_view key) const {
+  return MayContain(HashKey(key));
 }
 
-void CuckooView::may_contain_batch(const uint64_t* hashes, size_t count,
-                                   bool* results) const {
+void CuckooView::MayContainBatch(const uint64_t* hashes, size_t count,
+                                 bool* results) const {
   std::fill(results, results + count, false);
   constexpr size_t kGroup = 16;
   Location group[kGroup];
@@ -336,7 +336,7 @@ uint64_t CuckooView::num_items() const {
   return n;
 }
 
-double CuckooView::load() const {
+double CuckooView::Load() const {
   uint64_t occupied = 0;
   for (const Table& t : tables_) occupied += t.slots.CountOccupied();
   const uint64_t slots = num_buckets() * kSlotsPerBucket;
@@ -345,7 +345,7 @@ double CuckooView::load() const {
              : static_cast<double>(occupied) / static_cast<double>(slots);
 }
 
-size_t CuckooView::size_bytes() const { return size_bytes_; }
+size_t CuckooView::SizeBytes() const { return size_bytes_; }
 
 double CuckooView::EstimatedFpr() const {
   if (tables_.empty()) return 0.0;

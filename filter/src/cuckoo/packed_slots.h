@@ -63,7 +63,7 @@ class PackedSlotsView {
   }
 
   const uint8_t* data() const { return data_; }
-  size_t size_bytes() const { return size_; }
+  size_t SizeBytes() const { return size_; }
   uint64_t num_buckets() const { return num_buckets_; }
   uint32_t fingerprint_bits() const { return bits_; }
   uint32_t fingerprint_range() const { return mask_; }
@@ -159,10 +159,10 @@ class PackedSlots : public PackedSlotsView {
     const size_t byte = static_cast<size_t>(bit >> 3);
     const uint32_t shift = static_cast<uint32_t>(bit & 7);
     const uint64_t mask = (uint64_t{1} << fingerprint_bits()) - 1;
-    uint64_t word = LoadWordClamped(data(), size_bytes(), byte);
+    uint64_t word = LoadWordClamped(data(), SizeBytes(), byte);
     const uint32_t old = static_cast<uint32_t>((word >> shift) & mask);
     word = (word & ~(mask << shift)) | (static_cast<uint64_t>(value) << shift);
-    StoreWordClamped(mutable_data_, size_bytes(), byte, word);
+    StoreWordClamped(mutable_data_, SizeBytes(), byte, word);
     return old;
   }
 

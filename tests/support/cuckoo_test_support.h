@@ -19,11 +19,11 @@
 
 // The packed-slot table, for its per-slot reference probe.
 #include "cuckoo/packed_slots.h"
+#include "format_checks.h"
+#include "keys.h"
 #include "sstfilter/detail/endian.h"
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
-#include "support/format_checks.h"
-#include "support/keys.h"
 
 namespace sstfilter::cuckoo_testing {
 
@@ -59,15 +59,15 @@ inline CuckooView Parse(const std::string& bytes) {
 inline size_t CountMayContain(const CuckooView& view,
                               const std::vector<uint64_t>& hashes) {
   size_t hits = 0;
-  for (uint64_t h : hashes) hits += view.may_contain(h);
+  for (uint64_t h : hashes) hits += view.MayContain(h);
   return hits;
 }
 
 inline std::vector<char> Batch(const CuckooView& view,
                                const std::vector<uint64_t>& hashes) {
   std::vector<char> results(hashes.size());
-  view.may_contain_batch(hashes.data(), hashes.size(),
-                         reinterpret_cast<bool*>(results.data()));
+  view.MayContainBatch(hashes.data(), hashes.size(),
+                       reinterpret_cast<bool*>(results.data()));
   return results;
 }
 
@@ -77,7 +77,7 @@ inline void ExpectAllFound(const CuckooView& view,
                            const std::string& context) {
   const std::vector<char> batch = Batch(view, keys);
   for (size_t i = 0; i < keys.size(); ++i) {
-    ASSERT_TRUE(view.may_contain(keys[i])) << context << ", key " << i;
+    ASSERT_TRUE(view.MayContain(keys[i])) << context << ", key " << i;
     ASSERT_TRUE(batch[i]) << context << ", batched, key " << i;
   }
 }
@@ -93,7 +93,7 @@ inline CuckooFilter CreateDynamic(uint32_t fingerprint_bits,
 // The per-table fields of serialized v2 bytes (assumed valid), read from
 // the metadata at the end as the header describes.
 struct TableInfo {
-  uint32_t num_buckets, seed, stash_count;
+  uint32_t num_buckets, seed, num_stashed;
   size_t slots_offset, slots_size, stash_offset;
 };
 
@@ -110,7 +110,7 @@ inline std::vector<TableInfo> ReadTables(const std::string& bytes) {
     TableInfo info;
     info.num_buckets = detail::LoadLittleEndian<uint32_t>(record);
     info.seed = detail::LoadLittleEndian<uint32_t>(record + 4);
-    info.stash_count = detail::LoadLittleEndian<uint32_t>(record + 8);
+    info.num_stashed = detail::LoadLittleEndian<uint32_t>(record + 8);
     info.slots_offset = pos;
     info.slots_size = detail::PackedSlotsView::BytesFor(info.num_buckets, f);
     pos += info.slots_size;
@@ -118,7 +118,7 @@ inline std::vector<TableInfo> ReadTables(const std::string& bytes) {
   }
   for (TableInfo& info : tables) {
     info.stash_offset = pos;
-    pos += size_t{8} * info.stash_count;
+    pos += size_t{8} * info.num_stashed;
   }
   return tables;
 }
@@ -210,7 +210,7 @@ inline std::string TableAsFilter(const std::string& bytes,
                    table.seed,
                    {},
                    bytes.substr(table.slots_offset, table.slots_size)};
-  for (uint32_t i = 0; i < table.stash_count; ++i) {
+  for (uint32_t i = 0; i < table.num_stashed; ++i) {
     const char* entry = bytes.data() + table.stash_offset + 8 * i;
     single.stash.emplace_back(detail::LoadLittleEndian<uint32_t>(entry),
                               detail::LoadLittleEndian<uint32_t>(entry + 4));
@@ -221,7 +221,7 @@ inline std::string TableAsFilter(const std::string& bytes,
 // The occupied fraction of one table of a chain.
 inline double TableLoad(const std::string& bytes, const TableInfo& table) {
   const std::string single = TableAsFilter(bytes, table);
-  return Parse(single).load();
+  return Parse(single).Load();
 }
 
 // The distinct (bucket pair, fingerprint) of `keys` in the static filter

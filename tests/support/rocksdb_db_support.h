@@ -32,7 +32,7 @@
 #include "sstfilter/filter_view.h"
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
-#include "support/temp_dir.h"
+#include "temp_dir.h"
 
 namespace sstfilter::rocksdb_testing {
 

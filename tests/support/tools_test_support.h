@@ -18,7 +18,7 @@
 #include "rocksdb/table.h"
 #include "rocksdb_db_support.h"
 #include "rocksdb_test_support.h"
-#include "support/temp_dir.h"
+#include "temp_dir.h"
 
 namespace sstfilter::tools_testing {
 
