@@ -45,9 +45,8 @@ class BlockedBloomPolicy : public SstfilterPolicy {
 RocksStatus NewBlockedBloom(const std::vector<std::string_view>& fields,
                             std::unique_ptr<const FilterPolicy>* policy) {
   int64_t millibits;
-  RocksStatus s =
-      CheckFieldCount(fields, 2, "<bits_per_key>[:<lines_per_key>]");
-  if (s.ok()) s = ParseBloomBitsPerKey(fields[0], &millibits);
+  RocksStatus s = ParseBloomSizedFields(
+      fields, 2, "<bits_per_key>[:<lines_per_key>]", &millibits);
   if (!s.ok()) return s;
   int lines_per_key = 2;
   if (fields.size() == 2 && (!ParseInt(fields[1], &lines_per_key) ||

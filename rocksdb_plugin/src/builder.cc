@@ -275,88 +275,117 @@ class Builder : public BitsBuilder {
     hash_bytes_charged_ = 0;
   }
 
+  // This filter's charge to the block cache: raised before each
+  // allocation, trimmed to the filter's size once it is built.
+  class FilterCharge {
+   public:
+    explicit FilterCharge(Builder* builder) : builder_(*builder) {}
+    void RaiseTo(size_t bytes) {
+      if (!builder_.charge_ || bytes <= charged_) return;
+      builder_.Charge(bytes - charged_, "the filter");
+      charged_ = bytes;
+    }
+    void TrimTo(size_t bytes) {
+      if (builder_.charge_ && charged_ > bytes) {
+        builder_.charge_->Subtract(charged_ - bytes);
+      }
+    }
+
+   private:
+    Builder& builder_;
+    size_t charged_ = 0;
+  };
+
   // The filter of the hashes, its bytes charged before they are allocated
   // and held until this builder is destroyed (as XXPH3FilterBitsBuilder's
-  // final_filter_cache_res_handles_ are). Without post-verification the
-  // hashes are freed once consumed.
+  // final_filter_cache_res_handles_ are): a cuckoo filter if the policy
+  // asks for one and it can be built, otherwise a BlockedBloom.
   std::unique_ptr<char[]> Build(size_t* size) {
-    const bool release = !config_.post_verify;
     const size_t num_hashes = hashes_.size();
-    size_t charged = 0;  // this filter's
-    // Raises this filter's charge to `bytes`.
-    auto charge_up_to = [&](size_t bytes) {
-      if (!charge_ || bytes <= charged) return;
-      const size_t more = bytes - charged;
-      charged = bytes;
-      Charge(more, "the filter");
-    };
     // optimize_filters_for_memory, except for filters of more than half
     // the largest block, which its rounding may not pass.
     const bool fit_usable =
         config_.memory_balance != nullptr &&
         CalculateSpace(num_hashes) <= config_.max_filter_bytes / 2;
+    FilterCharge charge(this);
     std::unique_ptr<char[]> out;
-    bool cuckoo_built = false;
-    if (BuildsCuckoo(num_hashes)) {
-      charge_up_to(CalculateSpace(num_hashes));
-      // The cuckoo build reads the chunks where they are; they are freed
-      // only afterwards, since a failed build (one that grew past the
-      // largest filter) falls back to a BlockedBloom over the same hashes.
-      std::vector<HashRun> runs;
-      hashes_.ForEachChunk(false, [&](uint64_t* hashes, size_t n) {
-        runs.push_back({hashes, n});
-      });
-      // With optimize_filters_for_memory, the usable size is asked of a
-      // buffer freed at once; the filter's own is made once the hashes are
-      // freed, so the peak stays the hashes and one filter.
-      uint64_t min_buckets = 0;
-      if (fit_usable) {
-        min_buckets = FitStaticCuckooToUsable(
-            num_hashes, config_.fingerprint_bits, [](size_t request) {
-              std::unique_ptr<char[]> probe;
-              return AllocateUsable(request, &probe);
-            });
-      }
-      std::string cuckoo;
-      if (BuildStaticCuckoo(runs.data(), runs.size(), config_.fingerprint_bits,
-                            {min_buckets, config_.max_filter_bytes}, &cuckoo)
-              .ok()) {
-        // A retry at a larger size (~1%), or the usable space, makes it
-        // larger than planned.
-        charge_up_to(cuckoo.size());
-        if (release) FreeHashes();
-        *size = cuckoo.size();
-        if (fit_usable) {
-          AllocateUsable(*size, &out);
-        } else {
-          out.reset(new char[*size]);
-        }
-        std::memcpy(out.get(), cuckoo.data(), *size);
-        cuckoo_built = true;
-      }
+    if (!BuildsCuckoo(num_hashes) ||
+        !BuildCuckoo(fit_usable, &charge, &out, size)) {
+      BuildBlockedBloom(fit_usable, &charge, &out, size);
     }
-    if (!cuckoo_built) {
-      BlockedBloomParams params = BloomParams(num_hashes);
-      charge_up_to(params.SerializedSize());
-      if (fit_usable) {
-        // optimize_filters_for_memory: the lines its buffer's usable space
-        // holds (sstfilter/usable_space.h).
-        params = FitBlockedBloomToUsable(
-            num_hashes, params,
-            [&](size_t request) { return AllocateUsable(request, &out); },
-            config_.memory_balance);
-      } else {
-        out.reset(new char[params.SerializedSize()]);
-      }
-      *size = params.SerializedSize();
-      charge_up_to(*size);
-      BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out.get()));
-      hashes_.ForEachChunk(
-          release, [&](const uint64_t* h, size_t n) { writer.AddBatch(h, n); });
-      if (release) ReleaseHashCharge();
-    }
-    if (charge_ && charged > *size) charge_->Subtract(charged - *size);
+    charge.TrimTo(*size);
     return out;
+  }
+
+  // The cuckoo filter of the hashes into *out; false, with the hashes kept,
+  // if the build grew past the largest filter. Without post-verification
+  // the hashes are freed once consumed.
+  bool BuildCuckoo(bool fit_usable, FilterCharge* charge,
+                   std::unique_ptr<char[]>* out, size_t* size) {
+    const size_t num_hashes = hashes_.size();
+    charge->RaiseTo(CalculateSpace(num_hashes));
+    // The build reads the chunks where they are; they are freed only
+    // afterwards, since a failed build falls back to a BlockedBloom over
+    // the same hashes.
+    std::vector<HashRun> runs;
+    hashes_.ForEachChunk(false, [&](uint64_t* hashes, size_t n) {
+      runs.push_back({hashes, n});
+    });
+    // With optimize_filters_for_memory, the usable size is asked of a
+    // buffer freed at once; the filter's own is made once the hashes are
+    // freed, so the peak stays the hashes and one filter.
+    uint64_t min_buckets = 0;
+    if (fit_usable) {
+      min_buckets = FitStaticCuckooToUsable(
+          num_hashes, config_.fingerprint_bits, [](size_t request) {
+            std::unique_ptr<char[]> probe;
+            return AllocateUsable(request, &probe);
+          });
+    }
+    std::string cuckoo;
+    if (!BuildStaticCuckoo(runs.data(), runs.size(), config_.fingerprint_bits,
+                           {min_buckets, config_.max_filter_bytes}, &cuckoo)
+             .ok()) {
+      return false;
+    }
+    // A retry at a larger size (~1%), or the usable space, makes it larger
+    // than planned.
+    charge->RaiseTo(cuckoo.size());
+    if (!config_.post_verify) FreeHashes();
+    *size = cuckoo.size();
+    if (fit_usable) {
+      AllocateUsable(*size, out);
+    } else {
+      out->reset(new char[*size]);
+    }
+    std::memcpy(out->get(), cuckoo.data(), *size);
+    return true;
+  }
+
+  // The BlockedBloom of the hashes into *out. Without post-verification
+  // the hashes are freed as they are consumed.
+  void BuildBlockedBloom(bool fit_usable, FilterCharge* charge,
+                         std::unique_ptr<char[]>* out, size_t* size) {
+    const size_t num_hashes = hashes_.size();
+    BlockedBloomParams params = BloomParams(num_hashes);
+    charge->RaiseTo(params.SerializedSize());
+    if (fit_usable) {
+      // optimize_filters_for_memory: the lines its buffer's usable space
+      // holds (sstfilter/usable_space.h).
+      params = FitBlockedBloomToUsable(
+          num_hashes, params,
+          [&](size_t request) { return AllocateUsable(request, out); },
+          config_.memory_balance);
+    } else {
+      out->reset(new char[params.SerializedSize()]);
+    }
+    *size = params.SerializedSize();
+    charge->RaiseTo(*size);
+    BlockedBloomWriter writer(params, reinterpret_cast<uint8_t*>(out->get()));
+    const bool release = !config_.post_verify;
+    hashes_.ForEachChunk(
+        release, [&](const uint64_t* h, size_t n) { writer.AddBatch(h, n); });
+    if (release) ReleaseHashCharge();
   }
 
   const BuilderConfig config_;

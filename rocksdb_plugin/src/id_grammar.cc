@@ -104,4 +104,13 @@ RocksStatus ParseBitsPerKey(std::string_view text, int64_t min_millibits,
   return RocksStatus::OK();
 }
 
+RocksStatus ParseBloomSizedFields(const std::vector<std::string_view>& fields,
+                                  size_t max_fields, const char* usage,
+                                  int64_t* millibits) {
+  const RocksStatus s = CheckFieldCount(fields, max_fields, usage);
+  if (!s.ok()) return s;
+  return ParseBitsPerKey(fields[0], kMinBloomMillibits, kMaxMillibits,
+                         millibits);
+}
+
 }  // namespace sstfilter::rocksdb_plugin

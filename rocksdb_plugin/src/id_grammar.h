@@ -47,10 +47,10 @@ ROCKSDB_NAMESPACE::Status ParseBitsPerKey(std::string_view text,
                                           int64_t max_millibits,
                                           int64_t* millibits);
 
-// ParseBitsPerKey for a BlockedBloom-sized policy (1..100).
-inline ROCKSDB_NAMESPACE::Status ParseBloomBitsPerKey(std::string_view text,
-                                                      int64_t* millibits) {
-  return ParseBitsPerKey(text, kMinBloomMillibits, kMaxMillibits, millibits);
-}
+// The fields of a BlockedBloom-sized policy: 1..max_fields of them (else
+// InvalidArgument "expected <usage>"), the first a bits/key of 1..100.
+ROCKSDB_NAMESPACE::Status ParseBloomSizedFields(
+    const std::vector<std::string_view>& fields, size_t max_fields,
+    const char* usage, int64_t* millibits);
 
 }  // namespace sstfilter::rocksdb_plugin

@@ -162,9 +162,8 @@ class LevelAwarePolicy : public PolicyBase {
 RocksStatus NewLevelAware(const std::vector<std::string_view>& fields,
                           std::unique_ptr<const FilterPolicy>* policy) {
   int64_t millibits;
-  RocksStatus s =
-      CheckFieldCount(fields, 2, "<avg_bits_per_key>[:<size_ratio>]");
-  if (s.ok()) s = ParseBloomBitsPerKey(fields[0], &millibits);
+  RocksStatus s = ParseBloomSizedFields(
+      fields, 2, "<avg_bits_per_key>[:<size_ratio>]", &millibits);
   if (!s.ok()) return s;
   int64_t ratio_millis = kDefaultSizeRatioMillis;
   if (fields.size() == 2 && !ParseDecimalMillis(fields[1], &ratio_millis)) {

@@ -52,7 +52,7 @@
 
 namespace sstfilter {
 
-// The shape of a BlockedBloom filter. Pick one with ForBitsPerKey or
+// The parameters of a BlockedBloom filter. Pick them with ForBitsPerKey or
 // ForTargetFpr; the fields are public so tools can report them.
 struct BlockedBloomParams {
   static constexpr size_t kLineBytes = 64;

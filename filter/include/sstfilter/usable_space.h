@@ -53,7 +53,7 @@ class FprBalance {
   std::atomic<int64_t> units_{0};
 };
 
-// The shape of a BlockedBloom filter for `num_keys` whose size fits an
+// The parameters of a BlockedBloom filter for `num_keys` whose size fits an
 // allocation: `target` (ForBitsPerKey's choice for the policy) with as many
 // lines as the usable space of the allocation holds. With `balance`, the
 // allocation asked for may be smaller than the target (by at most a
