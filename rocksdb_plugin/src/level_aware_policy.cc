@@ -161,11 +161,11 @@ class LevelAwarePolicy : public PolicyBase {
 
 RocksStatus NewLevelAware(const std::vector<std::string_view>& fields,
                           std::unique_ptr<const FilterPolicy>* policy) {
+  int64_t ratio_millis = kDefaultSizeRatioMillis;
   int64_t millibits;
   RocksStatus s = ParseBloomSizedFields(
       fields, 2, "<avg_bits_per_key>[:<size_ratio>]", &millibits);
   if (!s.ok()) return s;
-  int64_t ratio_millis = kDefaultSizeRatioMillis;
   if (fields.size() == 2 && !ParseDecimalMillis(fields[1], &ratio_millis)) {
     return RocksStatus::InvalidArgument("size ratio \"" +
                                         std::string(fields[1]) +
