@@ -1,11 +1,5 @@
 // sstfilter/format.h: how every serialized sstfilter filter says what it is.
 //
-// The naming rule, here once for all of sstfilter (Google style): methods
-// are CamelCase (MayContain, MayContainBatch, AddBatch, FillRatio,
-// SizeBytes); accessors of a stored value stay snake_case (num_keys(),
-// params(), bytes()); a count is num_<things>; a size is <x>_bytes, or
-// ...Bytes() for a method.
-//
 // Every filter carries a 4-byte tag, little-endian:
 //   byte 0-1  magic "SF"
 //   byte 2    FilterKind
