@@ -109,17 +109,20 @@ void PrintSwitch(const std::string& from, const std::string& to,
       before.data_reads_per_get(), after.data_reads_per_get());
 }
 
+// Fills a new DB in `dir` over L0..L3 with `policy`, and closes it.
+void Fill(const std::string& dir, const Layout& layout,
+          const std::string& policy) {
+  auto db = Open(MakeOptions(ConfigFor(layout, policy)), dir);
+  ASSERT_NE(db, nullptr);
+  BuildLeveledDb(db.get(), kKeys);
+}
+
 // The filters of a DB filled with `builtin` (RocksDB's own policy) before
 // any switch: one per level for each absent Get, rejecting nearly all.
 // (ribbonfilter:10 writes FastLocalBloom for flushes, Ribbon below.)
 Measured FillWithBuiltin(const std::string& dir, const Layout& layout,
                          const std::string& builtin) {
-  {
-    auto db = Open(MakeOptions(ConfigFor(layout, builtin)), dir);
-    EXPECT_NE(db, nullptr);
-    if (db == nullptr) return {};
-    BuildLeveledDb(db.get(), kKeys);
-  }
+  Fill(dir, layout, builtin);
   const Measured before = ReopenAndMeasure(dir, layout, builtin);
   EXPECT_GE(before.filter_checks_per_get(), kFilterChecksPerGet);
   EXPECT_GT(before.absent.useful, before.absent.consulted() * 95 / 100);
@@ -172,11 +175,8 @@ TEST_P(SwitchTest, RollingBackToBloomFindsEveryKeyAndFiltersNewFlushes) {
   for (const char* policy : kOurPolicies) {
     SCOPED_TRACE(policy);
     TempDir dir;
-    {
-      auto db = Open(MakeOptions(ConfigFor(layout, policy)), dir.path());
-      ASSERT_NE(db, nullptr);
-      BuildLeveledDb(db.get(), kKeys);
-    }
+    Fill(dir.path(), layout, policy);
+    if (HasFatalFailure()) return;
     const Measured before = ReopenAndMeasure(dir.path(), layout, policy);
     ASSERT_GE(before.filter_checks_per_get(), kFilterChecksPerGet);
     ASSERT_GT(before.absent.useful, before.absent.consulted() * 95 / 100);
@@ -331,11 +331,8 @@ TEST_P(SwitchTest, StockRocksDbWithoutPluginReadsEveryKey) {
   for (const char* policy : kOurPolicies) {
     SCOPED_TRACE(policy);
     TempDir dir;
-    {
-      auto db = Open(MakeOptions(ConfigFor(layout, policy)), dir.path());
-      ASSERT_NE(db, nullptr);
-      BuildLeveledDb(db.get(), kKeys);
-    }
+    Fill(dir.path(), layout, policy);
+    if (HasFatalFailure()) return;
     // With our library registered (the default registry here), the
     // OPTIONS file brings back our policy.
     {
