@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "sstfilter/detail/endian.h"
+#include "sstfilter/format.h"
 
 namespace sstfilter::rocksdb_plugin {
 
@@ -35,7 +36,6 @@ struct BuiltinFormat {
   uint64_t num_segments = 0;  // Ribbon: 16-byte solution segments
 };
 
-inline constexpr size_t kBuiltinMetadataBytes = 5;
 inline constexpr size_t kBuiltinCacheLineBytes = 64;
 inline constexpr size_t kRibbonSegmentBytes = 16;
 
@@ -47,11 +47,11 @@ inline constexpr size_t kRibbonSegmentBytes = 16;
 inline BuiltinFormat ReadBuiltinFormat(std::string_view bytes) {
   using detail::LoadLittleEndian;
   BuiltinFormat f;
-  if (bytes.size() <= kBuiltinMetadataBytes) {
+  if (bytes.size() <= kRocksdbFilterMetadataBytes) {
     f.kind = BuiltinKind::kEmpty;
     return f;
   }
-  const size_t len = bytes.size() - kBuiltinMetadataBytes;
+  const size_t len = bytes.size() - kRocksdbFilterMetadataBytes;
   const char* meta = bytes.data() + len;
   const int8_t marker = static_cast<int8_t>(meta[0]);
   auto malformed = [&f](std::string why) {
