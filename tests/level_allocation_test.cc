@@ -56,7 +56,7 @@ TEST(LevelAllocation, SpendsExactlyTheBudgetOnATShapedTree) {
                      std::to_string(ratio) + ", " + std::to_string(levels) +
                      " levels");
         const LevelAllocation allocation = MustAllocate(bits, ratio, levels);
-        ASSERT_EQ(allocation.levels[0].kind, FilterKind::kBlockedBloom);
+        ASSERT_EQ(allocation.levels[0].kind, LevelFilterKind::kBlockedBloom);
         EXPECT_NEAR(AverageBitsPerKey(allocation, ratio), bits, bits * 1e-9);
       }
     }
@@ -170,7 +170,7 @@ double MeasuredFpr(const FilterChoice& choice,
                    const std::vector<uint64_t>& keys,
                    const std::vector<uint64_t>& absent) {
   uint64_t positives = 0;
-  if (choice.kind == FilterKind::kCuckoo) {
+  if (choice.kind == LevelFilterKind::kCuckoo) {
     std::string bytes;
     EXPECT_TRUE(BuildStaticCuckoo(keys.data(), keys.size(),
                                   choice.fingerprint_bits, &bytes)
@@ -202,22 +202,22 @@ TEST(LevelAllocation, KindChoiceAgreesWithMeasuredFpr) {
   for (double bits : {6.0, 9.0, 10.0, 13.6, 16.7, 20.0}) {
     SCOPED_TRACE(std::to_string(bits) + " bits/key");
     const FilterChoice bloom{
-        FilterKind::kBlockedBloom, bits, 0,
+        LevelFilterKind::kBlockedBloom, bits, 0,
         BlockedBloomParams::ForBitsPerKey(1 << 20, bits).EstimatedFpr(1 << 20)};
     uint32_t widest = 0;
     for (uint32_t f = 4; f <= 32; ++f) {
       if (StaticCuckooBitsPerKey(f) <= bits) widest = f;
     }
-    const FilterChoice cuckoo{FilterKind::kCuckoo, bits, widest, 0};
+    const FilterChoice cuckoo{LevelFilterKind::kCuckoo, bits, widest, 0};
     const FilterChoice best = BestFilterFor(bits);
     const FilterChoice& other =
-        best.kind == FilterKind::kCuckoo ? bloom : cuckoo;
+        best.kind == LevelFilterKind::kCuckoo ? bloom : cuckoo;
     const double best_measured = MeasuredFpr(best, keys, absent);
     const double other_measured = MeasuredFpr(other, keys, absent);
     EXPECT_LT(best_measured, other_measured)
-        << FilterKindName(best.kind) << " " << best_measured << " vs "
-        << FilterKindName(other.kind) << " " << other_measured;
-    EXPECT_EQ(best.kind == FilterKind::kCuckoo, bits >= crossover);
+        << LevelFilterKindName(best.kind) << " " << best_measured << " vs "
+        << LevelFilterKindName(other.kind) << " " << other_measured;
+    EXPECT_EQ(best.kind == LevelFilterKind::kCuckoo, bits >= crossover);
   }
 }
 

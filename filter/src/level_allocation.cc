@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sstfilter/blocked_bloom.h"
@@ -31,74 +32,311 @@ double CuckooFpr(uint32_t fingerprint_bits) {
                          fingerprint_bits);
 }
 
-// The filters worth having: the lower convex hull of (bits/key, FPR) over
-// every BlockedBloom size on the grid and every cuckoo fingerprint width.
-// Only hull points can minimise FPR + price * bits, which is what the
-// allocation does per level. Computed once.
-const std::vector<FilterChoice>& EfficientChoices() {
-  static const std::vector<FilterChoice> hull = [] {
-    std::vector<FilterChoice> all;
-    for (double b = LevelAllocation::kMinBitsPerKey; b <= kGridMaxBitsPerKey;
-         b += kGridStep) {
-      all.push_back({FilterKind::kBlockedBloom, b, 0, BlockedBloomFpr(b)});
-    }
-    for (uint32_t f = CuckooLimits::kMinFingerprintBits;
-         f <= CuckooLimits::kMaxFingerprintBits; ++f) {
-      all.push_back(
-          {FilterKind::kCuckoo, StaticCuckooBitsPerKey(f), f, CuckooFpr(f)});
-    }
-    std::sort(all.begin(), all.end(),
-              [](const FilterChoice& a, const FilterChoice& b) {
-                return a.bits_per_key < b.bits_per_key ||
-                       (a.bits_per_key == b.bits_per_key && a.fpr < b.fpr);
-              });
-    std::vector<FilterChoice> lower;  // monotone chain, lower hull
-    for (const FilterChoice& c : all) {
-      if (!lower.empty() && c.fpr >= lower.back().fpr) continue;  // dominated
-      while (lower.size() >= 2) {
-        const FilterChoice& a = lower[lower.size() - 2];
-        const FilterChoice& b = lower.back();
-        const double cross =
-            (b.bits_per_key - a.bits_per_key) * (c.fpr - a.fpr) -
-            (b.fpr - a.fpr) * (c.bits_per_key - a.bits_per_key);
-        if (cross > 0) break;  // b is below the chord a-c: keep it
-        lower.pop_back();
-      }
-      lower.push_back(c);
-    }
-    return lower;
-  }();
-  return hull;
+FilterChoice BlockedBloomWithin(double bits_per_key) {
+  return {LevelFilterKind::kBlockedBloom, bits_per_key, 0,
+          BlockedBloomFpr(bits_per_key)};
 }
 
-// The hull point minimising weight * fpr + price * bits, within `max_bits`.
-const FilterChoice& Cheapest(double price, double max_bits) {
-  const std::vector<FilterChoice>& hull = EfficientChoices();
-  const FilterChoice* best = &hull.front();
-  for (const FilterChoice& c : hull) {
-    if (c.bits_per_key > max_bits) break;
-    if (c.fpr + price * c.bits_per_key <
-        best->fpr + price * best->bits_per_key) {
-      best = &c;
+bool ByBitsThenFpr(const FilterChoice& a, const FilterChoice& b) {
+  return a.bits_per_key < b.bits_per_key ||
+         (a.bits_per_key == b.bits_per_key && a.fpr < b.fpr);
+}
+
+// The lower convex hull of `points` in (bits/key, FPR), by bits/key: only
+// its points can minimise fpr + price * bits.
+std::vector<FilterChoice> LowerHull(std::vector<FilterChoice> points) {
+  std::sort(points.begin(), points.end(), ByBitsThenFpr);
+  std::vector<FilterChoice> lower;  // monotone chain
+  for (const FilterChoice& c : points) {
+    if (!lower.empty() && c.fpr >= lower.back().fpr) continue;  // dominated
+    while (lower.size() >= 2) {
+      const FilterChoice& a = lower[lower.size() - 2];
+      const FilterChoice& b = lower.back();
+      const double cross = (b.bits_per_key - a.bits_per_key) * (c.fpr - a.fpr) -
+                           (b.fpr - a.fpr) * (c.bits_per_key - a.bits_per_key);
+      if (cross > 0) break;  // b is below the chord a-c: keep it
+      lower.pop_back();
+    }
+    lower.push_back(c);
+  }
+  return lower;
+}
+
+// One kind, prepared: its hull and its points by bits/key.
+struct PreparedKind {
+  const KindModel* model;
+  std::vector<FilterChoice> hull;
+  std::vector<FilterChoice> points;  // sorted by bits/key
+};
+
+// The point of hull[0..end) minimising fpr + price * bits. Along a lower
+// convex hull that sum falls, then rises: binary search for the turn.
+const FilterChoice& HullMinimum(const std::vector<FilterChoice>& hull,
+                                size_t end, double price) {
+  size_t lo = 0, hi = end - 1;
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    const FilterChoice& a = hull[mid];
+    const FilterChoice& b = hull[mid + 1];
+    if (b.fpr + price * b.bits_per_key < a.fpr + price * a.bits_per_key) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
     }
   }
-  return *best;
+  return hull[lo];
+}
+
+class Allocator {
+ public:
+  Allocator(const LevelCostModel& model, double average, double size_ratio,
+            uint32_t num_levels)
+      : model_(model),
+        average_(average),
+        max_bits_(LevelAllocation::MaxBitsPerKey(average)) {
+    for (const KindModel& kind : model.kinds) {
+      PreparedKind p{&kind, LowerHull(kind.points), kind.points};
+      std::sort(p.points.begin(), p.points.end(), ByBitsThenFpr);
+      // Points past the cap cannot be used; a kind with none below it
+      // (or none at all) is left out.
+      const auto end = std::upper_bound(
+          p.hull.begin(), p.hull.end(), max_bits_,
+          [](double b, const FilterChoice& c) { return b < c.bits_per_key; });
+      p.hull.erase(end, p.hull.end());
+      if (!p.hull.empty()) kinds_.push_back(std::move(p));
+    }
+    for (uint32_t i = 0; i < num_levels; ++i) {
+      shares_.push_back(LevelShare(size_ratio, num_levels, i));
+      weights_.push_back(LevelBuildWeight(size_ratio, num_levels, i));
+    }
+  }
+
+  bool has_kinds() const { return !kinds_.empty(); }
+
+  LevelAllocation Run() {
+    // mu = 0 first: if the fewest-FPR allocation is within the CPU cap,
+    // the cap does not bind. Otherwise the lowest mu that meets it
+    // (geometric bisection); if none does, the highest tried.
+    Result best = ForMu(0);
+    if (best.build_ns > model_.max_build_ns) {
+      double low = 1e-30, high = 1e30;
+      Result at_high = ForMu(high);
+      if (at_high.build_ns <= model_.max_build_ns) {
+        for (int step = 0; step < 80; ++step) {
+          const double mid = std::sqrt(low * high);
+          Result r = ForMu(mid);
+          if (r.build_ns <= model_.max_build_ns) {
+            high = mid;
+            at_high = std::move(r);
+          } else {
+            low = mid;
+          }
+        }
+      }
+      best = std::move(at_high);
+    }
+    SpendWhatIsLeft(&best);
+    LevelAllocation out;
+    out.levels = std::move(best.levels);
+    out.build_ns = best.build_ns;
+    return out;
+  }
+
+ private:
+  struct Result {
+    std::vector<FilterChoice> levels;
+    double memory = 0;
+    double build_ns = 0;
+  };
+
+  // Per level, the (kind, point) minimising the Lagrangian.
+  Result Allocate(double lambda, double mu) const {
+    Result r;
+    r.levels.resize(shares_.size());
+    for (size_t i = 0; i < shares_.size(); ++i) {
+      double best_cost = 0;
+      const PreparedKind* best_kind = nullptr;
+      for (const PreparedKind& k : kinds_) {
+        const BuildCost& build = k.model->build;
+        const double price =
+            lambda * shares_[i] + mu * weights_[i] * build.ns_per_key_bit;
+        const FilterChoice& c = HullMinimum(k.hull, k.hull.size(), price);
+        const double cost = c.fpr + lambda * shares_[i] * c.bits_per_key +
+                            mu * weights_[i] * build.Ns(c.bits_per_key);
+        if (best_kind == nullptr || cost < best_cost) {
+          best_cost = cost;
+          best_kind = &k;
+          r.levels[i] = c;
+        }
+      }
+      r.memory += shares_[i] * r.levels[i].bits_per_key;
+      r.build_ns +=
+          weights_[i] * best_kind->model->build.Ns(r.levels[i].bits_per_key);
+    }
+    return r;
+  }
+
+  // The lowest memory price whose allocation fits the budget.
+  Result ForMu(double mu) const {
+    double low = 1e-40, high = 1e40;  // Allocate(high) spends the minimum
+    for (int step = 0; step < 160; ++step) {
+      const double mid = std::sqrt(low * high);
+      (Allocate(mid, mu).memory > average_ ? low : high) = mid;
+    }
+    return Allocate(high, mu);
+  }
+
+  const PreparedKind* Find(LevelFilterKind kind) const {
+    for (const PreparedKind& k : kinds_) {
+      if (k.model->kind == kind) return &k;
+    }
+    return nullptr;
+  }
+
+  // The best filter within `bits` among `kind`'s points (or its `within`).
+  FilterChoice BestWithin(const PreparedKind& kind, double bits) const {
+    if (kind.model->within) return kind.model->within(bits);
+    FilterChoice best{kind.model->kind, 0, 0, 2};
+    for (const FilterChoice& c : kind.points) {
+      if (c.bits_per_key > bits) break;
+      if (c.fpr < best.fpr) best = c;
+    }
+    return best;
+  }
+
+  // What the hull's steps leave over goes to the largest levels, bottom
+  // first, each up to the bits of the level above it, so that the budget
+  // is spent and bits/key still grow level by level. The kind whose
+  // filter within that many bits has the lowest FPR takes it, within the
+  // CPU cap.
+  void SpendWhatIsLeft(Result* r) const {
+    const size_t n = r->levels.size();
+    for (size_t i = 0; i < n; ++i) {
+      const double left = average_ - r->memory;
+      if (left <= average_ * 1e-12) break;
+      FilterChoice& level = r->levels[i];
+      const double ceiling =
+          i + 1 < n ? r->levels[i + 1].bits_per_key : max_bits_;
+      const double offered =
+          std::min(ceiling, level.bits_per_key + left / shares_[i]);
+      if (offered <= level.bits_per_key) continue;
+      const PreparedKind* now = Find(level.kind);
+      const double build_now = now->model->build.Ns(level.bits_per_key);
+      const double cap = std::max(model_.max_build_ns, r->build_ns);
+      FilterChoice best = level;
+      double best_build = r->build_ns;
+      for (const PreparedKind& k : kinds_) {
+        const FilterChoice c = BestWithin(k, offered);
+        const double build =
+            r->build_ns +
+            weights_[i] * (k.model->build.Ns(c.bits_per_key) - build_now);
+        if (c.fpr < best.fpr && build <= cap) {
+          best = c;
+          best_build = build;
+        }
+      }
+      r->memory += shares_[i] * (best.bits_per_key - level.bits_per_key);
+      r->build_ns = best_build;
+      level = best;
+    }
+  }
+
+  const LevelCostModel& model_;
+  const double average_;
+  const double max_bits_;
+  std::vector<PreparedKind> kinds_;
+  std::vector<double> shares_;
+  std::vector<double> weights_;
+};
+
+Status CheckArguments(double average_bits_per_key, double size_ratio,
+                      uint32_t num_levels) {
+  using Limits = LevelAllocationLimits;
+  if (!(average_bits_per_key >= Limits::kMinAverageBitsPerKey &&
+        average_bits_per_key <= Limits::kMaxAverageBitsPerKey)) {
+    return Status::InvalidArgument(
+        "average bits per key must be in 1..100, not " +
+        std::to_string(average_bits_per_key));
+  }
+  if (!(size_ratio >= Limits::kMinSizeRatio &&
+        size_ratio <= Limits::kMaxSizeRatio)) {
+    return Status::InvalidArgument("size ratio must be in 2..100, not " +
+                                   std::to_string(size_ratio));
+  }
+  if (num_levels < 1 || num_levels > Limits::kMaxLevels) {
+    return Status::InvalidArgument("number of levels must be in 1..64, not " +
+                                   std::to_string(num_levels));
+  }
+  return Status::Ok();
+}
+
+// This library's two kinds, prepared once. Their build costs do not
+// matter here: AllocateLevelBits has no CPU cap.
+const LevelCostModel& OwnKindsModel() {
+  static const LevelCostModel model = [] {
+    LevelCostModel m;
+    m.kinds.push_back(OwnKindModel(LevelFilterKind::kBlockedBloom, {}));
+    m.kinds.push_back(OwnKindModel(LevelFilterKind::kCuckoo, {}));
+    return m;
+  }();
+  return model;
 }
 
 }  // namespace
+
+const char* LevelFilterKindName(LevelFilterKind kind) {
+  switch (kind) {
+    case LevelFilterKind::kBlockedBloom:
+      return "BlockedBloom";
+    case LevelFilterKind::kCuckoo:
+      return "Cuckoo";
+    case LevelFilterKind::kFastLocalBloom:
+      return "FastLocalBloom";
+    case LevelFilterKind::kRibbon:
+      return "Ribbon";
+  }
+  return "unknown";
+}
+
+std::vector<FilterChoice> OwnKindPoints(LevelFilterKind kind) {
+  std::vector<FilterChoice> points;
+  if (kind == LevelFilterKind::kBlockedBloom) {
+    for (double b = LevelAllocation::kMinBitsPerKey; b <= kGridMaxBitsPerKey;
+         b += kGridStep) {
+      points.push_back(BlockedBloomWithin(b));
+    }
+  } else if (kind == LevelFilterKind::kCuckoo) {
+    for (uint32_t f = CuckooLimits::kMinFingerprintBits;
+         f <= CuckooLimits::kMaxFingerprintBits; ++f) {
+      points.push_back({LevelFilterKind::kCuckoo, StaticCuckooBitsPerKey(f), f,
+                        CuckooFpr(f)});
+    }
+  }
+  return points;
+}
+
+KindModel OwnKindModel(LevelFilterKind kind, BuildCost build) {
+  KindModel model{kind, OwnKindPoints(kind), build, {}};
+  if (kind == LevelFilterKind::kBlockedBloom) {
+    model.within = [](double bits_per_key) {
+      return BlockedBloomWithin(
+          std::max(bits_per_key, LevelAllocation::kMinBitsPerKey));
+    };
+  }
+  return model;
+}
 
 FilterChoice BestFilterFor(double bits_per_key) {
   if (!(bits_per_key >= LevelAllocation::kMinBitsPerKey)) {
     bits_per_key = LevelAllocation::kMinBitsPerKey;  // also catches NaN
   }
-  FilterChoice best{FilterKind::kBlockedBloom, bits_per_key, 0,
-                    BlockedBloomFpr(bits_per_key)};
+  FilterChoice best = BlockedBloomWithin(bits_per_key);
   for (uint32_t f = CuckooLimits::kMaxFingerprintBits;
        f >= CuckooLimits::kMinFingerprintBits; --f) {
     if (StaticCuckooBitsPerKey(f) > bits_per_key) continue;
     const double fpr = CuckooFpr(f);
     if (fpr < best.fpr) {
-      best = {FilterKind::kCuckoo, StaticCuckooBitsPerKey(f), f, fpr};
+      best = {LevelFilterKind::kCuckoo, StaticCuckooBitsPerKey(f), f, fpr};
     }
     break;  // only the widest fingerprint that fits can win
   }
@@ -109,7 +347,7 @@ double CuckooCrossoverBitsPerKey() {
   static const double crossover = [] {
     for (double b = LevelAllocation::kMinBitsPerKey; b <= kGridMaxBitsPerKey;
          b += kGridStep) {
-      if (BestFilterFor(b).kind == FilterKind::kCuckoo) return b;
+      if (BestFilterFor(b).kind == LevelFilterKind::kCuckoo) return b;
     }
     return kGridMaxBitsPerKey;
   }();
@@ -129,67 +367,45 @@ double LevelShare(double size_ratio, uint32_t num_levels, uint32_t level) {
   return std::pow(size_ratio, -1.0 * level) / total;
 }
 
+double LevelBuildWeight(double size_ratio, uint32_t num_levels,
+                        uint32_t level) {
+  if (num_levels >= 2 && level + 1 == num_levels) return 1;  // L0: flushes
+  return num_levels == 1 ? 1 : (size_ratio + 1) / 2;
+}
+
+double TreeBuildNs(const LevelCostModel& model,
+                   const std::vector<FilterChoice>& levels, double size_ratio) {
+  const uint32_t n = static_cast<uint32_t>(levels.size());
+  double ns = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    for (const KindModel& kind : model.kinds) {
+      if (kind.kind != levels[i].kind) continue;
+      ns += LevelBuildWeight(size_ratio, n, i) *
+            kind.build.Ns(levels[i].bits_per_key);
+      break;
+    }
+  }
+  return ns;
+}
+
+Status AllocateLevels(const LevelCostModel& model, double average_bits_per_key,
+                      double size_ratio, uint32_t num_levels,
+                      LevelAllocation* out) {
+  Status s = CheckArguments(average_bits_per_key, size_ratio, num_levels);
+  if (!s.ok()) return s;
+  Allocator allocator(model, average_bits_per_key, size_ratio, num_levels);
+  if (!allocator.has_kinds()) {
+    return Status::InvalidArgument(
+        "the cost model has no kind of filter with a size within the cap");
+  }
+  *out = allocator.Run();
+  return Status::Ok();
+}
+
 Status AllocateLevelBits(double average_bits_per_key, double size_ratio,
                          uint32_t num_levels, LevelAllocation* out) {
-  using Limits = LevelAllocationLimits;
-  if (!(average_bits_per_key >= Limits::kMinAverageBitsPerKey &&
-        average_bits_per_key <= Limits::kMaxAverageBitsPerKey)) {
-    return Status::InvalidArgument(
-        "average bits per key must be in 1..100, not " +
-        std::to_string(average_bits_per_key));
-  }
-  if (!(size_ratio >= Limits::kMinSizeRatio &&
-        size_ratio <= Limits::kMaxSizeRatio)) {
-    return Status::InvalidArgument("size ratio must be in 2..100, not " +
-                                   std::to_string(size_ratio));
-  }
-  if (num_levels < 1 || num_levels > Limits::kMaxLevels) {
-    return Status::InvalidArgument("number of levels must be in 1..64, not " +
-                                   std::to_string(num_levels));
-  }
-  std::vector<double> shares(num_levels);
-  for (uint32_t i = 0; i < num_levels; ++i) {
-    shares[i] = LevelShare(size_ratio, num_levels, i);
-  }
-  const double max_bits = LevelAllocation::MaxBitsPerKey(average_bits_per_key);
-
-  // Lagrange: each level minimises fpr_i + price * share_i * bits_i; the
-  // memory this spends falls as the price rises. Find the lowest price
-  // (geometric bisection) whose allocation fits the budget.
-  auto allocate = [&](double price, std::vector<FilterChoice>* levels) {
-    double memory = 0;
-    for (uint32_t i = 0; i < num_levels; ++i) {
-      (*levels)[i] = Cheapest(price * shares[i], max_bits);
-      memory += shares[i] * (*levels)[i].bits_per_key;
-    }
-    return memory;
-  };
-  std::vector<FilterChoice> levels(num_levels);
-  double low = 1e-40, high = 1e40;  // allocate(high) spends the minimum
-  for (int step = 0; step < 200; ++step) {
-    const double mid = std::sqrt(low * high);
-    (allocate(mid, &levels) > average_bits_per_key ? low : high) = mid;
-  }
-  double memory = allocate(high, &levels);
-
-  // What the hull's steps leave over goes to the largest levels, bottom
-  // first, each up to the bits of the level above it, so that the budget
-  // is spent and bits/key still grow level by level.
-  for (uint32_t i = 0; i < num_levels; ++i) {
-    const double left = average_bits_per_key - memory;
-    if (left <= average_bits_per_key * 1e-12) break;
-    const double ceiling =
-        i + 1 < num_levels ? levels[i + 1].bits_per_key : max_bits;
-    const double offered =
-        std::min(ceiling, levels[i].bits_per_key + left / shares[i]);
-    if (offered <= levels[i].bits_per_key) continue;
-    const FilterChoice better = BestFilterFor(offered);
-    if (better.fpr >= levels[i].fpr) continue;
-    memory += shares[i] * (better.bits_per_key - levels[i].bits_per_key);
-    levels[i] = better;
-  }
-  out->levels = std::move(levels);
-  return Status::Ok();
+  return AllocateLevels(OwnKindsModel(), average_bits_per_key, size_ratio,
+                        num_levels, out);
 }
 
 }  // namespace sstfilter

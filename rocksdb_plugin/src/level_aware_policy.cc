@@ -1,5 +1,8 @@
-// sstfilter.LevelAware: per-level bits/key and filter kind (Monkey; the
-// allocation is sstfilter/level_allocation.h). The way a policy reads
+// sstfilter.LevelAware: per-level bits/key and filter kind (Monkey over the
+// kinds of one of three choices; the allocation and its cost model are
+// sstfilter/level_allocation.h, the choices level_cost_model.h). Levels
+// that get RocksDB's FastLocalBloom or Ribbon are built by RocksDB's own
+// policy of that size (RocksdbPolicyFor). The way a policy reads
 // FilterBuildingContext follows RocksDB's own examples: RibbonFilterPolicy
 // (filter_policy.cc) and LevelAndStyleCustomFilterPolicy
 // (db/db_bloom_filter_test.cc).
@@ -26,6 +29,7 @@
 
 #include "filter_bits.h"
 #include "id_grammar.h"
+#include "level_cost_model.h"
 #include "policies.h"
 #include "policy_base.h"
 #include "rocksdb/table.h"
@@ -59,21 +63,37 @@ void StoreMin(std::atomic<int>& target, int value) {
 
 class LevelAwarePolicy : public PolicyBase {
  public:
-  LevelAwarePolicy(int64_t millibits, int64_t ratio_millis)
+  LevelAwarePolicy(int64_t millibits, int64_t ratio_millis,
+                   LevelAwareChoice choice)
       : millibits_(millibits),
         ratio_millis_(ratio_millis),
-        uniform_(BestFilterFor(BitsPerKey())) {}
+        choice_(choice),
+        uniform_(AllocationFor(1).levels[0]) {}
 
   const char* Name() const override { return kLevelAwareName; }
+  // The default choice is left out, so that the ids of 0.1 stay canonical.
   std::string GetId() const override {
-    return std::string(Name()) + ":" + FormatDecimalMillis(millibits_) + ":" +
-           FormatDecimalMillis(ratio_millis_);
+    std::string id = std::string(Name()) + ":" +
+                     FormatDecimalMillis(millibits_) + ":" +
+                     FormatDecimalMillis(ratio_millis_);
+    if (choice_ != LevelAwareChoice::kDefault) {
+      id += std::string(":") + LevelAwareChoiceName(choice_);
+    }
+    return id;
   }
   FilterBitsBuilder* GetBuilderWithContext(
       const FilterBuildingContext& context) const override {
     const FilterChoice choice = ChoiceFor(context);
+    if (choice.kind == LevelFilterKind::kFastLocalBloom ||
+        choice.kind == LevelFilterKind::kRibbon) {
+      // RocksDB's own builder: its cache charging, its
+      // optimize_filters_for_memory, and Ribbon's fallback to Bloom.
+      return RocksdbPolicyFor(choice)->GetBuilderWithContext(context);
+    }
     BuilderConfig config = BaseConfig(context);
-    config.kind = choice.kind;
+    config.kind = choice.kind == LevelFilterKind::kCuckoo
+                      ? FilterKind::kCuckoo
+                      : FilterKind::kBlockedBloom;
     config.bits_per_key = choice.bits_per_key;
     config.fingerprint_bits = choice.fingerprint_bits;
     if (context.table_options.optimize_filters_for_memory) {
@@ -140,20 +160,23 @@ class LevelAwarePolicy : public PolicyBase {
     const int i = num_levels - 1;
     std::call_once(allocation_once_[i], [&] {
       // The arguments were checked when the policy was made.
-      AllocateLevelBits(BitsPerKey(), SizeRatio(),
-                        static_cast<uint32_t>(num_levels), &allocations_[i]);
+      const uint32_t n = static_cast<uint32_t>(num_levels);
+      AllocateLevels(CostModelFor(choice_, BitsPerKey(), SizeRatio(), n),
+                     BitsPerKey(), SizeRatio(), n, &allocations_[i]);
     });
     return allocations_[i];
   }
 
   const int64_t millibits_;
   const int64_t ratio_millis_;
+  const LevelAwareChoice choice_;
+  // mutable members above uniform_: its initializer uses them.
+  mutable std::array<std::once_flag, kMaxTreeLevels> allocation_once_;
+  mutable std::array<LevelAllocation, kMaxTreeLevels> allocations_;
   const FilterChoice uniform_;
   // What builds have shown of the tree, shared by every table's builder.
   mutable std::atomic<int> shallowest_{INT_MAX};
   mutable std::atomic<int> deepest_{0};
-  mutable std::array<std::once_flag, kMaxTreeLevels> allocation_once_;
-  mutable std::array<LevelAllocation, kMaxTreeLevels> allocations_;
   mutable std::array<FprBalance, kMaxTreeLevels + 1> memory_balances_;
 };
 
@@ -161,15 +184,32 @@ class LevelAwarePolicy : public PolicyBase {
 
 RocksStatus NewLevelAware(const std::vector<std::string_view>& fields,
                           std::unique_ptr<const FilterPolicy>* policy) {
+  constexpr char kUsage[] =
+      "<avg_bits_per_key>[:<size_ratio>][:default|cpu_lean|portable]";
   int64_t ratio_millis = kDefaultSizeRatioMillis;
+  LevelAwareChoice choice = LevelAwareChoice::kDefault;
   int64_t millibits;
-  RocksStatus s = ParseBloomSizedFields(
-      fields, 2, "<avg_bits_per_key>[:<size_ratio>]", &millibits);
+  RocksStatus s = ParseBloomSizedFields(fields, 3, kUsage, &millibits);
   if (!s.ok()) return s;
-  if (fields.size() == 2 && !ParseDecimalMillis(fields[1], &ratio_millis)) {
-    return RocksStatus::InvalidArgument("size ratio \"" +
-                                        std::string(fields[1]) +
-                                        "\" is not a decimal like 10 or 8.5");
+  // After the bits: a size ratio, a choice, or a ratio then a choice.
+  size_t next = 1;
+  if (next < fields.size() && !ParseLevelAwareChoice(fields[next], &choice)) {
+    if (!ParseDecimalMillis(fields[next], &ratio_millis)) {
+      return RocksStatus::InvalidArgument(
+          "size ratio \"" + std::string(fields[next]) +
+          "\" is not a decimal like 10 or 8.5, nor a choice (default, "
+          "cpu_lean, portable)");
+    }
+    ++next;
+    if (next < fields.size() &&
+        !ParseLevelAwareChoice(fields[next], &choice)) {
+      return RocksStatus::InvalidArgument(
+          "choice \"" + std::string(fields[next]) +
+          "\" is not one of default, cpu_lean, portable");
+    }
+  }
+  if (next + 1 < fields.size()) {
+    return RocksStatus::InvalidArgument(std::string("expected ") + kUsage);
   }
   // The allocation's own limits decide what is valid.
   LevelAllocation check;
@@ -177,7 +217,7 @@ RocksStatus NewLevelAware(const std::vector<std::string_view>& fields,
       AllocateLevelBits(static_cast<double>(millibits) / 1000,
                         static_cast<double>(ratio_millis) / 1000, 1, &check);
   if (!valid.ok()) return RocksStatus::InvalidArgument(valid.message());
-  policy->reset(new LevelAwarePolicy(millibits, ratio_millis));
+  policy->reset(new LevelAwarePolicy(millibits, ratio_millis, choice));
   return s;
 }
 

@@ -14,6 +14,7 @@
 #include "rocksdb/slice.h"
 #include "rocksdb/status.h"
 #include "rocksdb/version.h"
+#include "table/block_based/filter_policy_internal.h"
 
 #define SSTFILTER_ROCKSDB_AT_LEAST(major, minor) \
   (ROCKSDB_MAJOR > (major) ||                    \
@@ -62,6 +63,29 @@ inline ROCKSDB_NAMESPACE::Status InsertFilterConstructionCharge(
 #else
   return cache.Insert(key, /*value=*/nullptr, charge, /*deleter=*/nullptr,
                       handle);
+#endif
+}
+
+// The size a built-in builder (FastLocalBloom, Ribbon, legacy Bloom) gives
+// `num_entries`, and its model FPR at `bytes`. Before 10.9 these were
+// methods of BuiltinFilterBitsBuilder, which every builder of RocksDB's
+// built-in policies is.
+inline size_t BuiltinCalculateSpace(ROCKSDB_NAMESPACE::FilterBitsBuilder* b,
+                                    size_t num_entries) {
+#if SSTFILTER_ROCKSDB_AT_LEAST(10, 9)
+  return b->CalculateSpace(num_entries);
+#else
+  return static_cast<ROCKSDB_NAMESPACE::BuiltinFilterBitsBuilder*>(b)
+      ->CalculateSpace(num_entries);
+#endif
+}
+inline double BuiltinEstimatedFpRate(ROCKSDB_NAMESPACE::FilterBitsBuilder* b,
+                                     size_t num_entries, size_t bytes) {
+#if SSTFILTER_ROCKSDB_AT_LEAST(10, 9)
+  return b->EstimatedFpRate(num_entries, bytes);
+#else
+  return static_cast<ROCKSDB_NAMESPACE::BuiltinFilterBitsBuilder*>(b)
+      ->EstimatedFpRate(num_entries, bytes);
 #endif
 }
 

@@ -1,17 +1,40 @@
-// sstfilter/level_allocation.h: filter memory per level of an LSM tree.
+// sstfilter/level_allocation.h: filter memory and kind per level of an LSM
+// tree, from one cost model.
 //
 // An absent-key lookup consults one filter per level, so its expected
 // wasted reads are the sum of the levels' FPRs. Monkey (Dayan, Athanassoulis,
 // Idreos, "Monkey: Optimal Navigable Key-Value Store", SIGMOD 2017) showed
 // that the sum is smallest, for a given total memory, when each level's FPR
-// is proportional to its number of entries: about 1.44 * log2(T) more bits
-// per key for each level up. Here the same optimum is found numerically on
-// our own FPR models (BlockedBloomParams::EstimatedFpr, StaticCuckooFpr)
-// rather than on the standard-Bloom formula, and each level also gets the
-// kind of filter (BlockedBloom or Cuckoo) that is better at its bits/key.
+// is proportional to its number of entries: about log2(T) more bits per key
+// (times the kind's overhead over the information-theoretic minimum) for
+// each level up. Here the same optimum is found numerically over the
+// measured bits/key -> FPR curves of several kinds of filter, and each
+// level also gets its kind.
+//
+// The cost model. Per level i (share s_i of the keys; build weight w_i, the
+// times a key written to the tree is built into a filter of level i):
+//
+//   minimise  sum_i fpr_k(i)(b_i)                     wasted reads per lookup
+//   subject   sum_i s_i * b_i        <= average bits   filter memory
+//             sum_i w_i * build_k(i)(b_i) <= max_build_ns  filter build CPU
+//
+// Memory is held for a filter's whole life, so it weighs by the share of
+// keys a level holds; build CPU is paid each time a level is rewritten, so
+// it weighs by how often, whatever the level's size. That is RocksDB's own
+// reasoning for Ribbon (a filter that lives long enough repays its build
+// CPU in memory; filter_policy.h, and the Ribbon blog post of 2021): the
+// bottom levels hold most of the memory and are rewritten least often per
+// key held, the levels above are small and rewritten all the time. The
+// weights: a flush builds every key into L0 once (w = 1); a leveled
+// compaction into level i rewrites, per key it brings, about half of the T
+// overlapping keys already there, so w = (T + 1) / 2 for every level below
+// L0. Both constraints are met through two Lagrange multipliers: per level,
+// the (kind, bits) minimising fpr + lambda * s_i * b + mu * w_i * build(b).
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <vector>
 
 #include "sstfilter/format.h"
@@ -19,15 +42,71 @@
 
 namespace sstfilter {
 
+// The kinds a level may get: this library's two, and RocksDB's
+// FastLocalBloom and Standard128Ribbon, which filter/ knows only through
+// the curves and costs its caller measures (rocksdb_plugin/ does, with
+// RocksDB's own builders).
+enum class LevelFilterKind : uint8_t {
+  kBlockedBloom,
+  kCuckoo,
+  kFastLocalBloom,
+  kRibbon,
+};
+const char* LevelFilterKindName(LevelFilterKind kind);
+
 // The filter one level (or one table) gets.
 struct FilterChoice {
-  FilterKind kind = FilterKind::kBlockedBloom;
+  LevelFilterKind kind = LevelFilterKind::kBlockedBloom;
   // Memory per key the filter takes. For Cuckoo this is the cost of its
   // fingerprint at the static build's load, which may be below what it
-  // was offered.
+  // was offered; for RocksDB's kinds, what its builder allocates.
   double bits_per_key = 0;
-  uint32_t fingerprint_bits = 0;  // Cuckoo only; 0 for BlockedBloom
+  uint32_t fingerprint_bits = 0;  // Cuckoo only; 0 otherwise
   double fpr = 1;                 // the model's FPR for a large filter
+  // RocksDB's kinds: the bits/key, in thousandths, that RocksDB's policy
+  // is made with (for Ribbon, its Bloom-equivalent bits/key). 0 otherwise.
+  int64_t rocksdb_millibits = 0;
+};
+
+// The build CPU of a kind, per key, as an affine function of bits/key
+// (measured by bench/level_cost_constants, whose run the caller cites).
+struct BuildCost {
+  double ns_per_key = 0;      // at 0 bits/key
+  double ns_per_key_bit = 0;  // more per bit/key
+  double Ns(double bits_per_key) const {
+    return ns_per_key + ns_per_key_bit * bits_per_key;
+  }
+};
+
+// One kind: what its filters cost in memory and FPR, and in build CPU.
+struct KindModel {
+  LevelFilterKind kind = LevelFilterKind::kBlockedBloom;
+  // The sizes it can be built at, any order. Only the lower convex hull
+  // of (bits/key, FPR) can minimise the Lagrangian; the rest serve the
+  // final step that spends what the hull's steps leave over.
+  std::vector<FilterChoice> points;
+  BuildCost build;
+  // Optional: the best filter of this kind within exactly `bits_per_key`,
+  // for kinds that can be sized to any bits/key (BlockedBloom). The final
+  // step uses it so that the budget is spent to rounding, not to the grid.
+  std::function<FilterChoice(double bits_per_key)> within;
+};
+
+// The points of this library's kinds: BlockedBloom on a 1/64 bits/key grid
+// (1..100) and Cuckoo at every fingerprint width, from their FPR models.
+std::vector<FilterChoice> OwnKindPoints(LevelFilterKind kind);
+
+// The model of one of this library's kinds (BlockedBloom or Cuckoo): its
+// points, `within` for BlockedBloom, and the build cost the caller measured.
+KindModel OwnKindModel(LevelFilterKind kind, BuildCost build);
+
+// What a tree's allocation chooses from.
+struct LevelCostModel {
+  std::vector<KindModel> kinds;
+  // Build CPU cap: sum over levels of w_i * build(b_i), ns per key written
+  // to the tree. Infinity: none. If no allocation meets it, the one with
+  // the least build CPU found is returned.
+  double max_build_ns = std::numeric_limits<double>::infinity();
 };
 
 // The filter with the lower model FPR that fits in `bits_per_key` (>= 1):
@@ -48,6 +127,9 @@ double CuckooCrossoverBitsPerKey();
 struct LevelAllocation {
   // Per level, index 0 = the bottom (largest) level.
   std::vector<FilterChoice> levels;
+  // The model's build CPU of this allocation (sum of w_i * build_i), ns per
+  // key written to the tree.
+  double build_ns = 0;
   // Every level's bits/key is in [kMinBitsPerKey, MaxBitsPerKey(average)].
   static constexpr double kMinBitsPerKey = 1.0;
   // A level never gets more than 4x the average, nor more than 64 (or the
@@ -65,16 +147,36 @@ struct LevelAllocationLimits {
   static constexpr uint32_t kMaxLevels = 64;
 };
 
-// The sum of entries_i * bits_per_key_i over the levels equals
-// average_bits_per_key * total entries (to rounding) whenever the bottom
-// level's share is a BlockedBloom filter; if the bottom gets Cuckoo, the
-// total is at most that, short by less than one fingerprint bit's cost
-// per bottom key.
+// The allocation over `model`'s kinds. Memory: the sum of entries_i *
+// bits_per_key_i over the levels is at most average_bits_per_key * total
+// entries, and equals it (to rounding) when the bottom level's kind has
+// points on a fine grid (BlockedBloom, and RocksDB's kinds as the plugin
+// samples them); with Cuckoo at the bottom it may fall short by less than
+// one fingerprint bit's cost per bottom key. A model with no kind is
+// InvalidArgument.
+Status AllocateLevels(const LevelCostModel& model, double average_bits_per_key,
+                      double size_ratio, uint32_t num_levels,
+                      LevelAllocation* out);
+
+// AllocateLevels over this library's two kinds, with no CPU cap.
 Status AllocateLevelBits(double average_bits_per_key, double size_ratio,
                          uint32_t num_levels, LevelAllocation* out);
 
 // The share of all entries that level `level` (0 = bottom) holds in that
 // tree shape.
 double LevelShare(double size_ratio, uint32_t num_levels, uint32_t level);
+
+// How many times a key written to the tree is built into a filter of level
+// `level` (0 = bottom): 1 for the top level of a tree of two or more (L0,
+// written by flushes), (size_ratio + 1) / 2 for every other level. A tree
+// of one level is one level built by compactions or ingestion: weight 1.
+double LevelBuildWeight(double size_ratio, uint32_t num_levels,
+                        uint32_t level);
+
+// The build CPU of `levels` (index 0 = bottom) under `model`, ns per key
+// written: sum of LevelBuildWeight * the level's kind's BuildCost. A level
+// whose kind the model lacks counts 0.
+double TreeBuildNs(const LevelCostModel& model,
+                   const std::vector<FilterChoice>& levels, double size_ratio);
 
 }  // namespace sstfilter
