@@ -95,13 +95,14 @@
 # each switch are printed. Whitebox is skipped: its second half starts
 # every run on a new DB.
 #
-# Short (the ctest rocksdb_crashtest_short, blackbox, ~4 min):
-#   tools/crashtest.sh --duration 40 --interval 10 --configs 3
-# Soak (6 configurations x 10 min blackbox = 1 hour; whitebox needs the
+# Short (the ctest rocksdb_crashtest_short, blackbox, ~4 min; the first
+# five configurations: BlockedBloom, Cuckoo, the three LevelAware choices):
+#   tools/crashtest.sh --duration 30 --interval 10 --configs 5
+# Soak (9 configurations x 10 min blackbox = 1.5 hours; whitebox needs the
 # --tsan build, above):
-#   tools/crashtest.sh --duration 600 --interval 30
-# Switch, short (the ctest rocksdb_crashtest_switch_short, ~2.5 min) and soak
-# (6 configurations x 6 phases of 2 min, ~75 min):
+#   tools/crashtest.sh --duration 600 --interval 30 --configs 9
+# Switch, short (the ctest rocksdb_crashtest_switch_short, ~3 min) and soak
+# (6 configurations x 7 phases of 2 min, ~90 min):
 #   tools/crashtest.sh --switch --duration 15 --interval 8 --configs 1
 #   tools/crashtest.sh --switch --duration 120 --interval 30
 set -euo pipefail
@@ -114,7 +115,7 @@ num_configs=6
 work=""
 policy_override=""
 switch=0
-switch_policies="bloomfilter:10 sstfilter.BlockedBloom:10 sstfilter.Cuckoo:12 sstfilter.Hybrid:10:1 sstfilter.LevelAware:10 bloomfilter:10"
+switch_policies="bloomfilter:10 sstfilter.BlockedBloom:10 sstfilter.Cuckoo:12 sstfilter.Hybrid:10:1 sstfilter.LevelAware:10 sstfilter.LevelAware:10:portable bloomfilter:10"
 seed=""
 kill_odd_flags=()
 extra_args=()
@@ -169,6 +170,9 @@ mkdir -p "$work"
 configs=(
   "sstfilter.BlockedBloom:10|0|-1"
   "sstfilter.Cuckoo:12|1|8"
+  "sstfilter.LevelAware:10|0|8"
+  "sstfilter.LevelAware:10:portable|1|-1"
+  "sstfilter.LevelAware:10:cpu_lean|0|5"
   "sstfilter.Hybrid:10:1|0|8"
   "sstfilter.BlockedBloom:10|1|5"
   "sstfilter.Cuckoo:12|0|-1"

@@ -93,7 +93,9 @@ class Allocator {
             uint32_t num_levels)
       : model_(model),
         average_(average),
-        max_bits_(LevelAllocation::MaxBitsPerKey(average)) {
+        max_bits_(model.max_bits_per_key > 0
+                      ? std::max(model.max_bits_per_key, average)
+                      : LevelAllocation::MaxBitsPerKey(average)) {
     for (const KindModel& kind : model.kinds) {
       PreparedKind p{&kind, LowerHull(kind.points), kind.points};
       std::sort(p.points.begin(), p.points.end(), ByBitsThenFpr);
@@ -136,6 +138,7 @@ class Allocator {
       best = std::move(at_high);
     }
     SpendWhatIsLeft(&best);
+    if (Exchange(&best)) SpendWhatIsLeft(&best);
     LevelAllocation out;
     out.levels = std::move(best.levels);
     out.build_ns = best.build_ns;
@@ -239,6 +242,104 @@ class Allocator {
       r->build_ns = best_build;
       level = best;
     }
+  }
+
+  // The Lagrangian can only pick hull vertices, and a kind's curve (Ribbon's
+  // especially, whose sizes come in uneven steps) may hold a level at one
+  // vertex over a wide range of prices while another level takes what is
+  // left; the result can be a step or two from the optimum. This finishes
+  // it: while moving memory from one level (down to any of its kind's
+  // smaller sizes) to another (any kind, up to what was freed) lowers the
+  // sum of FPRs within the CPU cap, do the best such move.
+  // Whether levels i and j replaced by a and b keep FPR non-increasing
+  // from the bottom up.
+  static bool Monotone(const std::vector<FilterChoice>& levels, size_t i,
+                       const FilterChoice& a, size_t j, const FilterChoice& b) {
+    auto fpr = [&](size_t k) {
+      return k == i ? a.fpr : k == j ? b.fpr : levels[k].fpr;
+    };
+    for (size_t k : {i, j}) {
+      if (k > 0 && fpr(k) > fpr(k - 1)) return false;
+      if (k + 1 < levels.size() && fpr(k + 1) > fpr(k)) return false;
+    }
+    return true;
+  }
+
+  // Moves that gain less than a millionth of the sum are not worth making.
+  // Returns whether any move was made.
+  bool Exchange(Result* r) const {
+    const size_t n = r->levels.size();
+    const double cap = std::max(model_.max_build_ns, r->build_ns);
+    bool moved = false;
+    for (int round = 0; round < 200; ++round) {
+      double sum = 0;
+      for (const FilterChoice& level : r->levels) sum += level.fpr;
+      double best_gain = 1e-6 * sum;
+      size_t best_i = 0, best_j = 0;
+      FilterChoice new_i, new_j;
+      new_j.bits_per_key = 0;
+      double new_build = 0, new_memory = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const FilterChoice& from = r->levels[i];
+        const PreparedKind* kind_i = Find(from.kind);
+        const double build_i = kind_i->model->build.Ns(from.bits_per_key);
+        // The donor's smaller sizes, nearest first (a few dozen).
+        auto at = std::lower_bound(
+            kind_i->points.begin(), kind_i->points.end(), from,
+            [](const FilterChoice& a, const FilterChoice& b) {
+              return a.bits_per_key < b.bits_per_key;
+            });
+        int tried = 0;
+        while (at != kind_i->points.begin() && tried < 48) {
+          --at;
+          ++tried;
+          const FilterChoice& smaller = *at;
+          if (smaller.bits_per_key >= from.bits_per_key) continue;
+          const double freed =
+              shares_[i] * (from.bits_per_key - smaller.bits_per_key);
+          const double left = average_ - r->memory + freed;
+          for (size_t j = 0; j < n; ++j) {
+            if (j == i) continue;
+            const FilterChoice& to = r->levels[j];
+            const double offered =
+                std::min(max_bits_, to.bits_per_key + left / shares_[j]);
+            const double build_j =
+                Find(to.kind)->model->build.Ns(to.bits_per_key);
+            for (const PreparedKind& k : kinds_) {
+              const FilterChoice c = BestWithin(k, offered);
+              if (!(c.fpr < to.fpr)) continue;
+              // Keep each level's FPR at most that of the level below.
+              if (!Monotone(r->levels, i, smaller, j, c)) continue;
+              const double gain =
+                  (from.fpr - smaller.fpr) + (to.fpr - c.fpr);
+              if (gain <= best_gain) continue;
+              const double build =
+                  r->build_ns +
+                  weights_[i] *
+                      (kind_i->model->build.Ns(smaller.bits_per_key) -
+                       build_i) +
+                  weights_[j] * (k.model->build.Ns(c.bits_per_key) - build_j);
+              if (build > cap) continue;
+              best_gain = gain;
+              best_i = i;
+              best_j = j;
+              new_i = smaller;
+              new_j = c;
+              new_build = build;
+              new_memory = r->memory - freed +
+                            shares_[j] * (c.bits_per_key - to.bits_per_key);
+            }
+          }
+        }
+      }
+      if (new_j.bits_per_key == 0) return moved;  // no move gained enough
+      moved = true;
+      r->levels[best_i] = new_i;
+      r->levels[best_j] = new_j;
+      r->build_ns = new_build;
+      r->memory = new_memory;
+    }
+    return moved;
   }
 
   const LevelCostModel& model_;

@@ -35,7 +35,7 @@ ROCKSDB_NAMESPACE::Status NewCuckoo(
 ROCKSDB_NAMESPACE::Status NewHybrid(
     const std::vector<std::string_view>& fields,
     std::unique_ptr<const ROCKSDB_NAMESPACE::FilterPolicy>* policy);
-// sstfilter.LevelAware:<avg_bits_per_key>[:<size_ratio>]
+// sstfilter.LevelAware:<avg_bits_per_key>[:<size_ratio>][:<choice>]
 ROCKSDB_NAMESPACE::Status NewLevelAware(
     const std::vector<std::string_view>& fields,
     std::unique_ptr<const ROCKSDB_NAMESPACE::FilterPolicy>* policy);

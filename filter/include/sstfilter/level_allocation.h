@@ -107,6 +107,11 @@ struct LevelCostModel {
   // to the tree. Infinity: none. If no allocation meets it, the one with
   // the least build CPU found is returned.
   double max_build_ns = std::numeric_limits<double>::infinity();
+  // The most bits/key any level gets; 0: LevelAllocation::MaxBitsPerKey
+  // of the average. (The plugin lowers it: a file built for an upper level
+  // that RocksDB later moves down whole keeps its filter, so every bit an
+  // upper level gets beyond need may end up held by a lower level.)
+  double max_bits_per_key = 0;
 };
 
 // The filter with the lower model FPR that fits in `bits_per_key` (>= 1):

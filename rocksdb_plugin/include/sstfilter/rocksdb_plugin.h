@@ -30,17 +30,29 @@
 //       for flushes only; -1: always Cuckoo; num_levels: Bloom for all
 //       but the bottommost files. DB::Open checks it against the column
 //       family's num_levels.
-//   sstfilter.LevelAware:<avg_bits_per_key>[:<size_ratio>]
-//       Per level of a leveled tree, the bits/key and the kind (BlockedBloom
-//       or Cuckoo, whichever the models give the lower FPR there) that
-//       minimise the sum of the levels' FPRs, i.e. an absent-key Get's
+//   sstfilter.LevelAware:<avg_bits_per_key>[:<size_ratio>][:<choice>]
+//       Per level of a leveled tree, the bits/key and the kind of filter
+//       that minimise the sum of the levels' FPRs, i.e. an absent-key Get's
 //       wasted reads, at avg_bits_per_key (1..100) over a tree whose levels
-//       grow by size_ratio (2..100, default 10): Monkey, see
-//       sstfilter/level_allocation.h. L0 and flushes get more than the
-//       shallowest level. A table's level counts from the deepest level
-//       the policy has seen built, so the static and dynamic level layouts
-//       both work. Universal and FIFO compaction, and tables of no level
-//       (SstFileWriter), get avg_bits_per_key uniformly.
+//       grow by size_ratio (2..100, default 10): Monkey over the kinds of
+//       `choice`, within its cap on filter build CPU (the cost model is
+//       sstfilter/level_allocation.h). The choices:
+//         default   BlockedBloom, Cuckoo, and RocksDB's FastLocalBloom and
+//                   Ribbon; build CPU at most uniform ribbonfilter's at the
+//                   same memory (Bloom for flushes, Ribbon below);
+//         cpu_lean  BlockedBloom, Cuckoo and FastLocalBloom; build CPU at
+//                   most 1.2x uniform bloomfilter's;
+//         portable  FastLocalBloom and Ribbon only, so that RocksDB without
+//                   the plugin reads every filter; default's cap.
+//       RocksDB's kinds are built by RocksDB's own policies
+//       (NewBloomFilterPolicy, NewRibbonFilterPolicy with Ribbon at every
+//       level), with their cache charging and Ribbon's fallback to Bloom.
+//       L0 and flushes count as one level above the shallowest. A table's
+//       level counts from the deepest level the policy has seen built, so
+//       the static and dynamic level layouts both work. Universal and FIFO
+//       compaction, and tables of no level (SstFileWriter), get the
+//       choice's filter for a one-level tree at avg_bits_per_key. The
+//       canonical id leaves out "default": "sstfilter.LevelAware:10:10".
 //
 // bits_per_key is a decimal such as 10 or 9.9, kept to 1/1000 as RocksDB's
 // "bloomfilter:9.9" is. BlockedBloom takes 1..100. Cuckoo and Hybrid take
