@@ -30,9 +30,12 @@ constexpr size_t kMetadataSlack = 1024;
 // and charges a chunk before it allocates it.
 constexpr size_t kChunkBytes = 32 << 10;
 
+// LevelAware through its cpu_lean choice, whose tables of no level are
+// ours (BlockedBloom): the levels of its other choices that get RocksDB's
+// kinds are built, and charged, by RocksDB's own builders.
 const char* const kPolicies[] = {"sstfilter.BlockedBloom:10",
                                  "sstfilter.Cuckoo:12",
-                                 "sstfilter.LevelAware:10"};
+                                 "sstfilter.LevelAware:10:cpu_lean"};
 
 size_t RoundUp(size_t bytes, size_t unit) {
   return (bytes + unit - 1) / unit * unit;

@@ -1,6 +1,8 @@
 // sstfilter-db-demo: builds a real RocksDB database with each filter policy
-// (sstfilter's four and RocksDB's built-in Bloom, at the same bits/key),
-// looks up present and absent keys, and prints one side-by-side table.
+// (sstfilter's, with LevelAware's three choices, RocksDB's bloomfilter at
+// the same bits/key and ribbonfilter at about the same filter memory),
+// looks up present and absent keys, and prints one side-by-side table with
+// each policy's wasted reads and memory as ratios to both of RocksDB's.
 //
 //   sstfilter-db-demo [--keys N] [--lookups M] [--bits_per_key B,...]
 //                     [--policies ID,...] [--dir D]    (--help: defaults)
@@ -55,6 +57,7 @@ struct Args {
   // Each budget gets the four default policies.
   std::vector<std::string> bits_per_key = {"10", "16"};
   std::vector<std::string> policies;  // default: from bits_per_key
+  std::vector<size_t> groups;         // each policy's budget
   std::string dir;                    // default: a temporary directory
 };
 
@@ -136,6 +139,7 @@ rdb::Status BuildLsm(rdb::DB* db, uint64_t num_keys) {
 
 struct Row {
   std::string policy;
+  size_t group = 0;     // the budget (--bits_per_key) it belongs to
   std::string filters;  // the filter kind of each level
   std::string shape;    // files per level
   double bits_per_key = 0;
@@ -333,16 +337,41 @@ void PrintTable(const Args& args, const std::vector<Row>& rows) {
       WithThousands(args.keys).c_str(), kValueSize, kLevels,
       rows.empty() ? "" : rows.front().shape.c_str(),
       WithThousands(args.lookups).c_str(), WithThousands(args.lookups).c_str());
+  // The references of a row: the first bloomfilter and ribbonfilter rows
+  // of its budget.
+  auto reference = [&](const Row& r, const char* prefix) -> const Row* {
+    for (const Row& other : rows) {
+      if (other.group == r.group && other.policy.rfind(prefix, 0) == 0) {
+        return &other;
+      }
+    }
+    return nullptr;
+  };
+  auto ratio = [](double a, const Row* ref, double Row::*field) {
+    char buf[16];
+    if (ref == nullptr || ref->*field <= 0) return std::string("-");
+    std::snprintf(buf, sizeof(buf), "%.2fx", a / (ref->*field));
+    return std::string(buf);
+  };
   std::printf(
-      "| policy | filters | bits/key | FPR measured | FPR expected | "
+      "| policy | filters | bits/key | x bloom | x ribbon | FPR measured | "
+      "wasted reads x bloom | x ribbon | FPR expected | "
       "data-block reads avoided | absent Get/s | absent MultiGet/s | "
       "present Get/s |\n"
-      "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Row& r : rows) {
+    const Row* bloom = reference(r, "bloomfilter");
+    const Row* ribbon = reference(r, "ribbonfilter");
     std::printf(
-        "| %s | %s | %.2f | %.3f%% | %.3f%% | %s of %s | %s | %s | %s |\n",
+        "| %s | %s | %.2f | %s | %s | %.3f%% | %s | %s | %.3f%% | %s of %s | "
+        "%s | %s | %s |\n",
         r.policy.c_str(), r.filters.c_str(), r.bits_per_key,
-        100 * r.measured_fpr, 100 * r.estimated_fpr,
+        ratio(r.bits_per_key, bloom, &Row::bits_per_key).c_str(),
+        ratio(r.bits_per_key, ribbon, &Row::bits_per_key).c_str(),
+        100 * r.measured_fpr,
+        ratio(r.measured_fpr, bloom, &Row::measured_fpr).c_str(),
+        ratio(r.measured_fpr, ribbon, &Row::measured_fpr).c_str(),
+        100 * r.estimated_fpr,
         WithThousands(r.reads_avoided).c_str(),
         WithThousands(r.filter_checks).c_str(),
         WithThousands(static_cast<uint64_t>(r.absent_get_per_s)).c_str(),
@@ -351,8 +380,11 @@ void PrintTable(const Args& args, const std::vector<Row>& rows) {
   }
   std::printf(
       "\nbits/key: filter size x 8 / filter entries, summed over the SST "
-      "properties.\nFPR measured: filter checks of absent Gets that said "
-      "\"may match\" (rocksdb.bloom.filter.full.positive).\nFPR expected: "
+      "properties; x bloom / x ribbon: ratios to the bloomfilter and "
+      "ribbonfilter rows of the same budget.\nFPR measured: filter checks of "
+      "absent Gets that said \"may match\" "
+      "(rocksdb.bloom.filter.full.positive); every absent Get checks the same "
+      "filters, so its ratios are those of the wasted reads.\nFPR expected: "
       "what each filter's fill predicts (sstfilter-inspect), weighted as the "
       "Gets see the files.\ndata-block reads avoided: "
       "rocksdb.bloom.filter.useful over the absent Gets, of all their filter "
@@ -401,17 +433,27 @@ bool ParseArgs(int argc, char** argv, Args* args) {
     }
   }
   if (args->policies.empty()) {
-    for (const std::string& bits_per_key : args->bits_per_key) {
-      for (const char* name : {"sstfilter.BlockedBloom", "sstfilter.Cuckoo",
-                               "sstfilter.Hybrid", "bloomfilter"}) {
-        args->policies.push_back(std::string(name) + ":" + bits_per_key);
-      }
-      // The level-aware policy, told the demo's size ratio: its levels
+    for (size_t g = 0; g < args->bits_per_key.size(); ++g) {
+      const std::string& b = args->bits_per_key[g];
+      // ribbonfilter's bits/key are Bloom-equivalent: 1.5x B stores about
+      // B bits/key of Ribbon (ribbonfilter:15 about 10.1).
+      char ribbon[32];
+      std::snprintf(ribbon, sizeof(ribbon), "ribbonfilter:%g",
+                    1.5 * std::strtod(b.c_str(), nullptr));
+      // The level-aware policy is told the demo's size ratio: its levels
       // grow 4-fold (64:16:4:1), not by RocksDB's default 10.
-      args->policies.insert(args->policies.end() - 1,
-                            "sstfilter.LevelAware:" + bits_per_key + ":4");
+      for (const std::string& id :
+           {"bloomfilter:" + b, std::string(ribbon),
+            "sstfilter.BlockedBloom:" + b, "sstfilter.Cuckoo:" + b,
+            "sstfilter.Hybrid:" + b, "sstfilter.LevelAware:" + b + ":4",
+            "sstfilter.LevelAware:" + b + ":4:cpu_lean",
+            "sstfilter.LevelAware:" + b + ":4:portable"}) {
+        args->policies.push_back(id);
+        args->groups.push_back(g);
+      }
     }
   }
+  args->groups.resize(args->policies.size(), 0);
   return true;
 }
 
@@ -428,9 +470,10 @@ int main(int argc, char** argv) {
         "  --lookups M       absent and present lookups per DB (%llu)\n"
         "  --bits_per_key B  budgets of the default policies (10,16)\n"
         "  --policies ID     FilterPolicy ids instead of, for each B,\n"
+        "                    bloomfilter:B, ribbonfilter:1.5B,\n"
         "                    sstfilter.BlockedBloom:B, sstfilter.Cuckoo:B,\n"
-        "                    sstfilter.Hybrid:B, sstfilter.LevelAware:B:4\n"
-        "                    and bloomfilter:B\n"
+        "                    sstfilter.Hybrid:B and sstfilter.LevelAware:B:4\n"
+        "                    with its choices default, cpu_lean, portable\n"
         "  --dir D           where to build the DBs (default: a temporary\n"
         "                    directory, removed afterwards)\n",
         argv[0], static_cast<unsigned long long>(Args().keys),
@@ -467,6 +510,7 @@ int main(int argc, char** argv) {
     fs::remove_all(path, ignored);
     Row row;
     row.policy = args.policies[i];
+    row.group = args.groups[i];
     s = RunPolicy(options[i], path, args, &row);
     rows.push_back(row);
     if (temporary) fs::remove_all(path, ignored);
