@@ -97,19 +97,22 @@ BitsBuilder* NewBitsBuilder(const BuilderConfig& config);
 enum class ReaderFamily {
   // "rocksdb.BuiltinBloomFilter": RocksDB's built-in filters and ours.
   kRocksdbBuiltin,
-  // The old name "sstfilter": only ours, format v1 included.
+  // The old name "sstfilter": ours, format v1 included, and the blocks of
+  // RocksDB's kinds that LevelAware writes under it.
   kSstfilterOnly,
 };
 
 // Parses `contents` once. A filter of ours (sstfilter/format.h) gets a
-// reader over it. In the built-in family, a well-formed legacy Bloom,
-// FastLocalBloom or Ribbon block (builtin_format.h) gets RocksDB's own
-// reader (that of a policy from NewBloomFilterPolicy, which reads every
-// built-in format from the block's metadata). Anything else (a block with
-// our trailer tag that does not parse, being damaged or of a later
-// version; a truncated block; in the sstfilter-only family anything that
-// does not parse) gets a reader that answers "may match" for every key, as
-// RocksDB's reader answers our blocks. Readers are immutable.
+// reader over it. A well-formed legacy Bloom, FastLocalBloom or Ribbon
+// block (builtin_format.h) gets RocksDB's own reader (that of a policy from
+// NewBloomFilterPolicy, which reads every built-in format from the block's
+// metadata): in the built-in family, and in the sstfilter-only family,
+// where LevelAware with compatibility_name=sstfilter writes them, unless
+// the block starts with a v1 head tag. Anything else (a block with our
+// trailer tag, or there a v1 head tag, that does not parse, being damaged
+// or of a later version; a truncated block) gets a reader that answers
+// "may match" for every key, as RocksDB's reader answers our blocks.
+// Readers are immutable.
 ROCKSDB_NAMESPACE::FilterBitsReader* NewBitsReader(
     const ROCKSDB_NAMESPACE::Slice& contents, ReaderFamily family);
 

@@ -163,9 +163,15 @@ FilterBitsReader* NewBlockedBloomReader(const BlockedBloomView& view) {
 FilterBitsReader* NewBitsReader(const Slice& contents, ReaderFamily family) {
   FilterView view;
   if (!FilterView::Parse(ToView(contents), &view).ok()) {
+    // A block with our tag that does not parse is damaged or of a later
+    // version. Under the old name (sstfilter-only family) so is one with a
+    // v1 head tag: v1 blocks end in Bloom lines, which must never be taken
+    // for RocksDB's metadata. Only then may a block there be RocksDB's:
+    // LevelAware writes RocksDB's kinds under whichever name it is given.
     FormatTag tag;
-    if (family == ReaderFamily::kSstfilterOnly ||
-        ReadTrailerTag(ToView(contents), &tag)) {
+    if (ReadTrailerTag(ToView(contents), &tag) ||
+        (family == ReaderFamily::kSstfilterOnly &&
+         ReadHeadTag(ToView(contents), &tag))) {
       return new AlwaysMayMatchReader();
     }
     switch (ReadBuiltinFormat(ToView(contents)).kind) {
