@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "rocksdb/convenience.h"
+
 #ifdef SSTFILTER_FAST_LOCAL_BLOOM_AVX2
 #include "fast_local_bloom_avx2.h"
 #else
@@ -45,6 +47,28 @@ void Fail(const std::string& why) {
 }
 
 bool Failed() { return g_failed; }
+
+bool SubjectOfPolicy(const std::string& name, const std::string& id,
+                     Subject* out) {
+  out->name = name;
+  out->id = id;
+  rdb::ConfigOptions config;
+  config.ignore_unsupported_options = false;
+  std::shared_ptr<const rdb::FilterPolicy> policy;
+  const rdb::Status s =
+      rdb::FilterPolicy::CreateFromString(config, id, &policy);
+  if (!s.ok() || policy == nullptr) {
+    Fail("cannot make policy \"" + id + "\": " + s.ToString());
+    return false;
+  }
+  out->new_builder = [policy](const rdb::FilterBuildingContext& context) {
+    return policy->GetBuilderWithContext(context);
+  };
+  out->new_reader = [policy](const rdb::Slice& contents) {
+    return policy->GetFilterBitsReader(contents);
+  };
+  return true;
+}
 
 double BuildFilter(const Subject& subject,
                    const rdb::FilterBuildingContext& context,

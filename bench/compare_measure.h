@@ -101,6 +101,11 @@ struct Subject {
   std::function<rdb::FilterBitsReader*(const rdb::Slice&)> new_reader;
 };
 
+// The subject of the policy FilterPolicy::CreateFromString makes of `id`;
+// false, after Fail, if it makes none.
+bool SubjectOfPolicy(const std::string& name, const std::string& id,
+                     Subject* out);
+
 // ---------------------------------------------------------------- filters
 
 struct Filter {

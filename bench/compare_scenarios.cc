@@ -41,22 +41,7 @@ bool MakeSubject(const std::string& name, const std::string& id, Subject* out) {
     return true;
   }
 #endif
-  rdb::ConfigOptions config;
-  config.ignore_unsupported_options = false;
-  std::shared_ptr<const rdb::FilterPolicy> policy;
-  const rdb::Status s =
-      rdb::FilterPolicy::CreateFromString(config, id, &policy);
-  if (!s.ok() || policy == nullptr) {
-    Fail("cannot make policy \"" + id + "\": " + s.ToString());
-    return false;
-  }
-  out->new_builder = [policy](const rdb::FilterBuildingContext& context) {
-    return policy->GetBuilderWithContext(context);
-  };
-  out->new_reader = [policy](const rdb::Slice& contents) {
-    return policy->GetFilterBitsReader(contents);
-  };
-  return true;
+  return SubjectOfPolicy(name, id, out);
 }
 
 // The table options and the two kinds of file a filter is built for: a

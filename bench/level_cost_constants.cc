@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "compare_measure.h"
-#include "rocksdb/convenience.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/object_registry.h"
@@ -99,24 +98,8 @@ int Main(int argc, char** argv) {
   std::vector<std::vector<Point>> points(kinds.size());
   for (size_t k = 0; k < kinds.size(); ++k) {
     for (const std::string& id : kinds[k].ids) {
-      rdb::ConfigOptions config;
-      config.ignore_unsupported_options = false;
-      std::shared_ptr<const rdb::FilterPolicy> policy;
-      const rdb::Status s =
-          rdb::FilterPolicy::CreateFromString(config, id, &policy);
-      if (!s.ok() || policy == nullptr) {
-        Fail("cannot make policy \"" + id + "\": " + s.ToString());
-        continue;
-      }
       Subject subject;
-      subject.name = kinds[k].name;
-      subject.id = id;
-      subject.new_builder = [policy](const rdb::FilterBuildingContext& c) {
-        return policy->GetBuilderWithContext(c);
-      };
-      subject.new_reader = [policy](const rdb::Slice& contents) {
-        return policy->GetFilterBitsReader(contents);
-      };
+      if (!SubjectOfPolicy(kinds[k].name, id, &subject)) continue;
       std::vector<double> builds;
       Filter filter;
       for (int r = 0; r < repeats; ++r) {
