@@ -106,7 +106,11 @@ MultiLevelRun BuildTShapedAndLookUp(const std::string& policy) {
   TempDir dir;
   DbConfig config;
   config.policy = policy;
-  const rdb::Options options = MakeOptions(config);
+  rdb::Options options = MakeOptions(config);
+  // L3 is the last level, as the dynamic layout fills it: a tree of
+  // exactly the allocation's shape (a static tree, whose bottom is still
+  // filling, has its bottom two levels share one allocation).
+  options.num_levels = 4;
   MultiLevelRun run;
   auto db = Open(options, dir.path());
   if (db == nullptr) return run;
