@@ -197,6 +197,16 @@ TEST(RocksdbBuiltinReader, OurReaderAnswersRocksDbsBlocksAsRocksDbDoes) {
       std::unique_ptr<rdb::FilterBitsReader> their_reader(
           theirs->GetFilterBitsReader(filter.bytes));
       EXPECT_EQ(FalseNegatives(*our_reader, keys), 0u);
+      // A batch larger than a MultiGet's 32 (RocksDB's own reader keeps 32
+      // on its stack; ours hands it 32 at a time).
+      {
+        std::vector<rdb::Slice> slices(keys.begin(), keys.begin() + 100);
+        std::vector<rdb::Slice*> pointers;
+        for (auto& slice : slices) pointers.push_back(&slice);
+        bool may_match[100] = {};
+        our_reader->MayMatch(100, pointers.data(), may_match);
+        EXPECT_EQ(std::count(may_match, may_match + 100, true), 100);
+      }
       size_t positives = 0;
       for (const auto& key : absent) {
         const bool answer = our_reader->MayMatch(key);

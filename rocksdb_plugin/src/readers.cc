@@ -3,6 +3,7 @@
 // one switch that picks it (or RocksDB's own reader, or "may match").
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <utility>
 
@@ -30,6 +31,26 @@ class AlwaysMayMatchReader : public FilterBitsReader {
   void MayMatch(int num_keys, Slice** /*keys*/, bool* may_match) override {
     std::fill(may_match, may_match + std::max(num_keys, 0), true);
   }
+};
+
+// RocksDB's own reader, for RocksDB's blocks. Its batched MayMatch keeps
+// one MultiGet batch (MultiGetContext::MAX_BATCH_SIZE, 32 keys) in arrays
+// on the stack and reads past them given more: a batch of any size is
+// handed to it 32 keys at a time, as every reader of ours takes any size.
+class BuiltinReader final : public FilterBitsReader {
+ public:
+  explicit BuiltinReader(FilterBitsReader* reader) : reader_(reader) {}
+  bool MayMatch(const Slice& key) override { return reader_->MayMatch(key); }
+  void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
+    constexpr int kMaxBatch = 32;
+    for (int first = 0; first < num_keys; first += kMaxBatch) {
+      reader_->MayMatch(std::min(kMaxBatch, num_keys - first), keys + first,
+                        may_match + first);
+    }
+  }
+
+ private:
+  const std::unique_ptr<FilterBitsReader> reader_;
 };
 
 // Hashes up to kHashGroup keys of a MultiGet batch at a time (MultiGet
@@ -182,7 +203,7 @@ FilterBitsReader* NewBitsReader(const Slice& contents, ReaderFamily family) {
         // policy is made once and never freed (readers may outlive statics).
         static const ROCKSDB_NAMESPACE::FilterPolicy* const builtin =
             ROCKSDB_NAMESPACE::NewBloomFilterPolicy(10);
-        return builtin->GetFilterBitsReader(contents);
+        return new BuiltinReader(builtin->GetFilterBitsReader(contents));
       }
       default:
         // Empty, zero probes or malformed: a damaged block of ours (a
