@@ -145,24 +145,6 @@ MultiLevelRun BuildTShapedAndLookUp(const std::string& policy) {
   return run;
 }
 
-TEST(RocksdbDbLevelAware, FewerWastedReadsThanUniformAtNoMoreMemory) {
-  const MultiLevelRun uniform =
-      BuildTShapedAndLookUp("sstfilter.BlockedBloom:10");
-  const MultiLevelRun level_aware =
-      BuildTShapedAndLookUp("sstfilter.LevelAware:10");
-  EXPECT_EQ(level_aware.present_get.found, uniform.present_get.found);
-  EXPECT_EQ(level_aware.present_multiget.found, uniform.present_multiget.found);
-  EXPECT_EQ(level_aware.absent.true_positive, 0u);
-  // Nearly every absent Get consults all four levels (a key beyond a
-  // level's first or last key skips it).
-  EXPECT_GE(level_aware.absent.consulted(), 4 * kAbsent * 99 / 100);
-  // No more memory than uniform 10 bits/key (within 2%)...
-  EXPECT_LE(level_aware.filter_bytes, uniform.filter_bytes * 1.02);
-  // ...and at most half the absent-key Gets that pass a filter and read a
-  // data block (the models predict about a third).
-  EXPECT_LT(level_aware.absent.positive * 2, uniform.absent.positive);
-}
-
 // Against RocksDB's strongest setup at the same memory, ribbonfilter:15
 // (Bloom for flushes, Ribbon below, about 10.1 bits/key), on the tree the
 // allocation assumes. The model (level_cost_model.h) gives each choice
