@@ -87,6 +87,7 @@ jobs="$(nproc)"
 mkdir -p "$dir"
 # The stamp goes first, and comes back only if this run finishes: a run that
 # fails halfway (the core installed, RocksDB not rebuilt) leaves none.
+built_from="$(cat "$dir/plugin.sha256" 2>/dev/null || true)"
 rm -f "$dir/plugin.sha256"
 
 step "1. RocksDB $version source in $dir/src"
@@ -125,6 +126,13 @@ cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE="$build_type" "${flavour_
   -DROCKSDB_BUILD_SHARED=OFF -DCMAKE_INSTALL_PREFIX="$dir/install" \
   >"$dir/configure.log" || { tail -30 "$dir/configure.log" >&2; fail "configure failed"; }
 grep -q '^-- PLUGIN sstfilter' "$dir/configure.log" || fail "RocksDB's CMake did not take the plugin"
+# Make goes by mtimes, and the cache is shared by clones: objects built
+# from another clone after this one's sources were written look newer than
+# them. Whenever the sources differ from what the last build was made
+# from, the plugin's objects are rebuilt.
+if [ "$(bash "$root/tools/plugin_sources_hash.sh")" != "$built_from" ]; then
+  find "$dir/build" -path '*plugin/sstfilter/*' -name '*.o' -delete 2>/dev/null || true
+fi
 start=$SECONDS
 cmake --build "$dir/build" -j "$jobs" --target "${targets[@]}"
 cmake --install "$dir/build" >/dev/null
