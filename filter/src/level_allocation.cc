@@ -67,6 +67,8 @@ struct PreparedKind {
   const KindModel* model;
   std::vector<FilterChoice> hull;
   std::vector<FilterChoice> points;  // sorted by bits/key
+  // best[i]: the point of lowest FPR among points[0..i].
+  std::vector<size_t> best;
 };
 
 // The point of hull[0..end) minimising fpr + price * bits. Along a lower
@@ -97,8 +99,13 @@ class Allocator {
                       ? std::max(model.max_bits_per_key, average)
                       : LevelAllocation::MaxBitsPerKey(average)) {
     for (const KindModel& kind : model.kinds) {
-      PreparedKind p{&kind, LowerHull(kind.points), kind.points};
+      PreparedKind p{&kind, LowerHull(kind.points), kind.points, {}};
       std::sort(p.points.begin(), p.points.end(), ByBitsThenFpr);
+      for (size_t i = 0; i < p.points.size(); ++i) {
+        p.best.push_back(i > 0 && p.points[p.best[i - 1]].fpr <= p.points[i].fpr
+                             ? p.best[i - 1]
+                             : i);
+      }
       // Points past the cap cannot be used; a kind with none below it
       // (or none at all) is left out.
       const auto end = std::upper_bound(
@@ -199,12 +206,12 @@ class Allocator {
   // The best filter within `bits` among `kind`'s points (or its `within`).
   FilterChoice BestWithin(const PreparedKind& kind, double bits) const {
     if (kind.model->within) return kind.model->within(bits);
-    FilterChoice best{kind.model->kind, 0, 0, 2};
-    for (const FilterChoice& c : kind.points) {
-      if (c.bits_per_key > bits) break;
-      if (c.fpr < best.fpr) best = c;
-    }
-    return best;
+    const auto end = std::upper_bound(
+        kind.points.begin(), kind.points.end(), bits,
+        [](double b, const FilterChoice& c) { return b < c.bits_per_key; });
+    if (end == kind.points.begin()) return {kind.model->kind, 0, 0, 2};
+    return kind.points[kind.best[static_cast<size_t>(
+        end - kind.points.begin() - 1)]];
   }
 
   // What the hull's steps leave over goes to the largest levels, bottom
@@ -399,21 +406,29 @@ const char* LevelFilterKindName(LevelFilterKind kind) {
   return "unknown";
 }
 
-std::vector<FilterChoice> OwnKindPoints(LevelFilterKind kind) {
-  std::vector<FilterChoice> points;
-  if (kind == LevelFilterKind::kBlockedBloom) {
+const std::vector<FilterChoice>& OwnKindPoints(LevelFilterKind kind) {
+  // Computed once: every policy object's allocations use them.
+  static const std::vector<FilterChoice> bloom = [] {
+    std::vector<FilterChoice> points;
     for (double b = LevelAllocation::kMinBitsPerKey; b <= kGridMaxBitsPerKey;
          b += kGridStep) {
       points.push_back(BlockedBloomWithin(b));
     }
-  } else if (kind == LevelFilterKind::kCuckoo) {
+    return points;
+  }();
+  static const std::vector<FilterChoice> cuckoo = [] {
+    std::vector<FilterChoice> points;
     for (uint32_t f = CuckooLimits::kMinFingerprintBits;
          f <= CuckooLimits::kMaxFingerprintBits; ++f) {
       points.push_back({LevelFilterKind::kCuckoo, StaticCuckooBitsPerKey(f), f,
                         CuckooFpr(f)});
     }
-  }
-  return points;
+    return points;
+  }();
+  static const std::vector<FilterChoice> none;
+  return kind == LevelFilterKind::kBlockedBloom ? bloom
+         : kind == LevelFilterKind::kCuckoo     ? cuckoo
+                                                : none;
 }
 
 KindModel OwnKindModel(LevelFilterKind kind, BuildCost build) {

@@ -93,8 +93,9 @@ struct KindModel {
 };
 
 // The points of this library's kinds: BlockedBloom on a 1/64 bits/key grid
-// (1..100) and Cuckoo at every fingerprint width, from their FPR models.
-std::vector<FilterChoice> OwnKindPoints(LevelFilterKind kind);
+// (1..100) and Cuckoo at every fingerprint width, from their FPR models;
+// none for another kind. Computed once per process.
+const std::vector<FilterChoice>& OwnKindPoints(LevelFilterKind kind);
 
 // The model of one of this library's kinds (BlockedBloom or Cuckoo): its
 // points, `within` for BlockedBloom, and the build cost the caller measured.
