@@ -168,29 +168,20 @@ TEST_P(EachChoice, DynamicLayoutGivesEachLevelItsAllocation) {
 
 TEST_P(EachChoice, StaticLayoutCountsFromTheDeepestLevelSeen) {
   // num_levels 7 but data only on L1..L3 (level_compaction_dynamic_level_
-  // bytes = false): L1 is two levels above the bottom, not five. The
-  // bottom of a static tree is filling, so it and the level above it share
-  // the bottom's allocation: L1..L3 and L0 are allocated as three levels.
+  // bytes = false): L1 is two levels above the bottom, not five.
   const auto policy = MustMake(Id(10, GetParam()));
   Build(*policy, Compaction(1, true));
   Build(*policy, Compaction(2, true));
   Build(*policy, Compaction(3, true));
-  const LevelAllocation allocation = Allocation(10, 10, 3, GetParam());
-  ExpectBuilt(Build(*policy, Compaction(1)), allocation.levels[1], "L1");
-  ExpectBuilt(Build(*policy, Compaction(2)), allocation.levels[0], "L2");
+  const LevelAllocation allocation = Allocation(10, 10, 4, GetParam());
+  ExpectBuilt(Build(*policy, Compaction(1)), allocation.levels[2], "L1");
   ExpectBuilt(Build(*policy, Compaction(3, true)), allocation.levels[0], "L3");
-  ExpectBuilt(Build(*policy, FlushContext()), allocation.levels[2], "flush");
+  ExpectBuilt(Build(*policy, FlushContext()), allocation.levels[3], "flush");
   // A non-bottommost output says data lies below it.
   Build(*policy, Compaction(3));
   ExpectBuilt(Build(*policy, Compaction(1)),
-              Allocation(10, 10, 4, GetParam()).levels[2],
+              Allocation(10, 10, 5, GetParam()).levels[3],
               "L1 once L4 holds data");
-  // The dynamic layout writes num_levels - 1 first: no sharing there.
-  Context last = Compaction(6, true);
-  Build(*policy, last);
-  ExpectBuilt(Build(*policy, Compaction(5)),
-              Allocation(10, 10, 7, GetParam()).levels[1],
-              "L5 once L6 holds data");
 }
 
 TEST_P(EachChoice, UniversalFifoAndNoLevelGetUniformBitsPerKey) {

@@ -14,10 +14,10 @@
 // grow by the size ratio T per level, and L0 is one more level above them.
 // A table's position is its distance from that deepest level, so the
 // static and dynamic layouts (level_compaction_dynamic_level_bytes) are both
-// read correctly, whatever num_levels says; in the static layout (deepest
-// below num_levels - 1) the bottom two levels count as one (ChoiceFor).
-// What is learned only grows, so one policy object should serve one column
-// family.
+// read correctly, whatever num_levels says. The static layout's bottom
+// level is often far from T times the one above (bench/README.md: filter
+// memory then ends over budget). What is learned only grows, so one policy
+// object should serve one column family.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -141,23 +141,11 @@ class LevelAwarePolicy : public PolicyBase {
     const int shallowest =
         std::min(shallowest_.load(std::memory_order_relaxed), deepest);
     // Levels shallowest..deepest, plus L0 above them.
-    int num_levels = std::min(deepest - shallowest + 2, kMaxTreeLevels);
-    int from_bottom = level == 0
-                          ? num_levels - 1
-                          : std::clamp(deepest - level, 0, num_levels - 2);
-    // The static layout (level_compaction_dynamic_level_bytes = false) fills
-    // its deepest level from empty, and leaves it short of the num_levels-1
-    // that the dynamic layout always writes to: anywhere from a tenth to
-    // all of T times the level above. Measured (bench/README.md, "static
-    // layout"), 164 and 102 files: the level above held a third of the keys
-    // where a T-shaped tree holds a tenth, and its bits/key took the memory
-    // 7-18% over budget. So there the bottom two levels share the bottom's
-    // allocation, whatever their sizes.
-    if (context.num_levels > 0 && deepest < context.num_levels - 1 &&
-        num_levels >= 3) {
-      --num_levels;
-      from_bottom = std::max(from_bottom - 1, 0);
-    }
+    const int num_levels =
+        std::min(deepest - shallowest + 2, kMaxTreeLevels);
+    const int from_bottom =
+        level == 0 ? num_levels - 1
+                   : std::clamp(deepest - level, 0, num_levels - 2);
     return AllocationFor(num_levels).levels[from_bottom];
   }
 

@@ -49,9 +49,9 @@
 //       level), with their cache charging and Ribbon's fallback to Bloom.
 //       L0 and flushes count as one level above the shallowest. A table's
 //       level counts from the deepest level the policy has seen built, so
-//       the static and dynamic level layouts both work; in the static one
-//       (data not yet on num_levels - 1) the bottom level is still filling,
-//       and it and the level above it share the bottom's allocation. Universal and FIFO
+//       the static and dynamic level layouts both work (in the static one
+//       the bottom level is often far from T times the one above, and the
+//       filters then take more memory than asked; bench/README.md). Universal and FIFO
 //       compaction, and tables of no level (SstFileWriter), get the
 //       choice's filter for a one-level tree at avg_bits_per_key. The
 //       canonical id leaves out "default": "sstfilter.LevelAware:10:10".
