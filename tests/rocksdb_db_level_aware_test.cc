@@ -108,8 +108,7 @@ MultiLevelRun BuildTShapedAndLookUp(const std::string& policy) {
   config.policy = policy;
   rdb::Options options = MakeOptions(config);
   // L3 is the last level, as the dynamic layout fills it: a tree of
-  // exactly the allocation's shape (a static tree, whose bottom is still
-  // filling, has its bottom two levels share one allocation).
+  // exactly the allocation's shape.
   options.num_levels = 4;
   MultiLevelRun run;
   auto db = Open(options, dir.path());

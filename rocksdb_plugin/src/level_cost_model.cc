@@ -1,6 +1,5 @@
 #include "level_cost_model.h"
 
-#include <cmath>
 #include <map>
 #include <mutex>
 #include <utility>
