@@ -67,6 +67,12 @@ dir="$cache/rocksdb-$version-${march:-native}-gcc$compiler"
 build_type=Release
 flavour_flags=()
 targets=(rocksdb db_bench ldb sst_dump db_stress)
+# RocksJava (WITH_JNI): librocksdbjni and its classes, for the Java API
+# (rocksdb_plugin/java/). JNI makes RocksDB's static library
+# position-independent, so it is configured from the first build on: turning
+# it on later would recompile all of RocksDB.
+jni=ON
+targets+=(rocksdbjni)
 core_build="$root/build/rocksdb-$version-core"
 if [ "$tsan" = 1 ]; then
   dir="$dir-tsan"
@@ -75,6 +81,7 @@ if [ "$tsan" = 1 ]; then
   flavour_flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g"
                  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g")
   targets=(rocksdb ldb sst_dump db_stress)
+  jni=OFF
   core_build="$root/build/rocksdb-$version-tsan-core"
 fi
 if [ "$print_dir" = 1 ]; then
@@ -103,7 +110,8 @@ ln -sfn "$root/rocksdb_plugin" "$dir/src/plugin/sstfilter"
 step "2. sstfilter's core into $dir/core"
 # The core's build tree stays in the clone (a CMake build belongs to one
 # source folder); only the installed library and headers are cached.
-core_flags=(-DCMAKE_BUILD_TYPE="$build_type" "${flavour_flags[@]}")
+core_flags=(-DCMAKE_BUILD_TYPE="$build_type" "${flavour_flags[@]}"
+            -DCMAKE_POSITION_INDEPENDENT_CODE="$jni")
 if [ "$tsan" = 1 ]; then core_flags+=(-DSSTFILTER_TSAN=ON); fi
 cmake -S "$root" -B "$core_build" "${core_flags[@]}" \
   -DSSTFILTER_WITH_ROCKSDB=OFF -DSSTFILTER_BUILD_TESTS=OFF \
@@ -112,6 +120,20 @@ cmake --build "$core_build" -j "$jobs" --target sstfilter_core
 cmake --install "$core_build" --prefix "$dir/core" >/dev/null
 
 step "3. RocksDB $version with ROCKSDB_PLUGINS=sstfilter ($jobs jobs)"
+jni_flags=()
+if [ "$jni" = ON ]; then
+  # CMake's FindJNI looks beside the JDK of the javac on PATH.
+  java_home="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}"
+  jni_flags=(-DJAVA_HOME="$java_home")
+  # RocksJava's CMake downloads five test jars unless files of their names
+  # are in java/test-libs; Debian's (setup.sh installs them) stand in, so
+  # nothing is downloaded. Only its main classes are compiled against them.
+  mkdir -p "$dir/src/java/test-libs"
+  for pair in junit-4.13.1:junit4 hamcrest-2.2:hamcrest mockito-all-1.10.19:mockito-core \
+              cglib-3.3.0:cglib assertj-core-2.9.0:assertj-core; do
+    ln -sfn "/usr/share/java/${pair#*:}.jar" "$dir/src/java/test-libs/${pair%%:*}.jar"
+  done
+fi
 # RTTI on, so that sstfilter's tests may derive from RocksDB's classes;
 # warnings are not errors in RocksDB's own sources (a newer compiler than
 # the release was tested with may warn), while sstfilter's CMake compiles
@@ -122,9 +144,9 @@ cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE="$build_type" "${flavour_
   -DROCKSDB_PLUGINS=sstfilter -DCMAKE_PREFIX_PATH="$dir/core" \
   -DWITH_GFLAGS=ON -DWITH_SNAPPY=ON -DWITH_LZ4=ON -DWITH_ZSTD=ON \
   -DWITH_TESTS=OFF -DWITH_BENCHMARK_TOOLS=ON -DWITH_CORE_TOOLS=ON \
-  -DWITH_TOOLS=ON -DWITH_TRACE_TOOLS=OFF -DWITH_LIBURING=OFF \
+  -DWITH_TOOLS=ON -DWITH_TRACE_TOOLS=OFF -DWITH_LIBURING=OFF -DWITH_JNI="$jni" "${jni_flags[@]}" \
   -DROCKSDB_BUILD_SHARED=OFF -DCMAKE_INSTALL_PREFIX="$dir/install" \
-  >"$dir/configure.log" || { tail -30 "$dir/configure.log" >&2; fail "configure failed"; }
+  >"$dir/configure.log" 2>&1 || { tail -30 "$dir/configure.log" >&2; fail "configure failed"; }
 grep -q '^-- PLUGIN sstfilter' "$dir/configure.log" || fail "RocksDB's CMake did not take the plugin"
 # Make goes by mtimes, and the cache is shared by clones: objects built
 # from another clone after this one's sources were written look newer than

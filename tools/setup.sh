@@ -21,6 +21,9 @@ packages=(
   clang libclang-rt-14-dev   # libFuzzer and sanitizer runtimes
   dpkg-dev                   # dpkg-source, used by apt-get source
   gnuplot-nox                # bench plots
+  openjdk-17-jdk-headless    # RocksJava and the Java API (build_rocksdb_with_plugin.sh)
+  junit4 libhamcrest-java    # the Java tests; with the three below, the names
+  libmockito-java libcglib-java libassertj-core-java  # RocksJava's CMake checks
 )
 
 sudo_cmd=()
