@@ -36,3 +36,8 @@ sstfilter_add_test(usable_space_test
   SOURCES usable_space_test.cc
   LIBS sstfilter::core
   LABELS filter)
+# What LevelAware learns of a workload, without RocksDB.
+sstfilter_add_test(workload_test
+  SOURCES workload_test.cc
+  LIBS sstfilter::core
+  LABELS filter)

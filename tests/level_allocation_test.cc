@@ -222,5 +222,123 @@ TEST(LevelAllocation, KindChoiceAgreesWithMeasuredFpr) {
   }
 }
 
+// Both of this library's kinds, no CPU cap: what AllocateLevelBits uses.
+LevelCostModel OwnKindsModelForTests() {
+  LevelCostModel model;
+  model.kinds.push_back(OwnKindModel(LevelFilterKind::kBlockedBloom, {}));
+  model.kinds.push_back(OwnKindModel(LevelFilterKind::kCuckoo, {}));
+  return model;
+}
+
+// The same, over explicit loads: sum of share_i * bits_i, and the sum of
+// absent probes times FPR (the objective).
+double MemoryOf(const LevelAllocation& allocation,
+                const std::vector<LevelLoad>& loads) {
+  double total = 0, memory = 0;
+  for (const LevelLoad& load : loads) total += load.entry_share;
+  for (size_t i = 0; i < loads.size(); ++i) {
+    memory += loads[i].entry_share / total * allocation.levels[i].bits_per_key;
+  }
+  return memory;
+}
+double WastedReads(const LevelAllocation& allocation,
+                   const std::vector<LevelLoad>& loads) {
+  double wasted = 0;
+  for (size_t i = 0; i < loads.size(); ++i) {
+    wasted += loads[i].absent_probes * allocation.levels[i].fpr;
+  }
+  return wasted;
+}
+LevelAllocation MustAllocateTree(double bits,
+                                 const std::vector<LevelLoad>& loads) {
+  LevelAllocation allocation;
+  const Status s =
+      AllocateTree(OwnKindsModelForTests(), bits, loads, &allocation);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(allocation.levels.size(), loads.size());
+  return allocation;
+}
+
+TEST(LevelAllocation, ModelAbsentProbesCountTheEntriesBelow) {
+  // Shares from the bottom: 0.9, 0.09, 0.01. With 90% hits the bottom is
+  // reached by the absent lookups only, L0 by every lookup but the hits in
+  // L0 itself.
+  const std::vector<double> probes = ModelAbsentProbes({0.9, 0.09, 0.01}, 0.9);
+  ASSERT_EQ(probes.size(), 3u);
+  EXPECT_NEAR(probes[0], 0.1, 1e-12);
+  EXPECT_NEAR(probes[1], 0.1 + 0.9 * 0.9, 1e-12);
+  EXPECT_NEAR(probes[2], 0.1 + 0.9 * 0.99, 1e-12);
+  for (double p : ModelAbsentProbes({0.9, 0.09, 0.01}, 0)) {
+    EXPECT_EQ(p, 1.0);
+  }
+}
+
+TEST(LevelAllocation, UnitProbesOverTShapedLoadsAreTheTShapedAllocation) {
+  for (uint32_t levels : {2u, 4u}) {
+    const LevelAllocation t_shaped = MustAllocate(10, 10, levels);
+    const LevelAllocation tree =
+        MustAllocateTree(10, TShapedLoads(10, levels, 0));
+    for (uint32_t i = 0; i < levels; ++i) {
+      EXPECT_EQ(tree.levels[i].kind, t_shaped.levels[i].kind);
+      EXPECT_DOUBLE_EQ(tree.levels[i].bits_per_key,
+                       t_shaped.levels[i].bits_per_key);
+    }
+  }
+}
+
+TEST(LevelAllocation, HitsMoveBitsFromTheBottomToTheLevelsAbove) {
+  const std::vector<LevelLoad> absent = TShapedLoads(10, 4, 0);
+  const std::vector<LevelLoad> hits = TShapedLoads(10, 4, 0.9);
+  const LevelAllocation for_absent = MustAllocateTree(10, absent);
+  const LevelAllocation for_hits = MustAllocateTree(10, hits);
+  EXPECT_LT(for_hits.levels[0].bits_per_key, for_absent.levels[0].bits_per_key);
+  EXPECT_GT(for_hits.levels[1].bits_per_key, for_absent.levels[1].bits_per_key);
+  // Both spend the budget, and each is the better one for its workload.
+  EXPECT_NEAR(MemoryOf(for_hits, hits), 10, 0.01);
+  EXPECT_NEAR(MemoryOf(for_absent, absent), 10, 0.01);
+  EXPECT_LT(WastedReads(for_hits, hits), 0.9 * WastedReads(for_absent, hits));
+  EXPECT_LT(WastedReads(for_absent, absent), WastedReads(for_hits, absent));
+}
+
+TEST(LevelAllocation, MeasuredProbesSpendBitsWhereTheProbesAre) {
+  // L1 of a four-level tree covers a tenth of the key space: a tenth of
+  // the absent lookups reach it. It gets fewer bits than with every level
+  // probed alike, and the other levels more.
+  std::vector<LevelLoad> uniform = TShapedLoads(10, 4, 0);
+  std::vector<LevelLoad> measured = uniform;
+  measured[2].absent_probes = 0.1;
+  const LevelAllocation a = MustAllocateTree(10, uniform);
+  const LevelAllocation b = MustAllocateTree(10, measured);
+  EXPECT_LT(b.levels[2].bits_per_key, a.levels[2].bits_per_key);
+  EXPECT_GT(b.levels[0].bits_per_key, a.levels[0].bits_per_key);
+  EXPECT_NEAR(MemoryOf(b, measured), 10, 0.01);
+  EXPECT_LT(WastedReads(b, measured), WastedReads(a, measured));
+}
+
+TEST(LevelAllocation, ALevelNoProbeReachesGetsTheSmallestFilter) {
+  std::vector<LevelLoad> loads = TShapedLoads(10, 3, 0);
+  loads[0].absent_probes = 0;  // nothing reaches the bottom
+  const LevelAllocation allocation = MustAllocateTree(10, loads);
+  EXPECT_LE(allocation.levels[0].bits_per_key, 1.5);
+  EXPECT_GT(allocation.levels[1].bits_per_key, 10);
+  EXPECT_LE(MemoryOf(allocation, loads), 10 + 1e-9);
+}
+
+TEST(LevelAllocation, TreeWithoutEntriesOrProbesIsInvalidArgument) {
+  LevelAllocation allocation;
+  EXPECT_TRUE(
+      AllocateTree(OwnKindsModelForTests(), 10, {}, &allocation).code() ==
+      StatusCode::kInvalidArgument);
+  EXPECT_TRUE(AllocateTree(OwnKindsModelForTests(), 10, {{0, 1, 1}, {0, 1, 1}},
+                           &allocation)
+                  .code() == StatusCode::kInvalidArgument);
+  EXPECT_TRUE(AllocateTree(OwnKindsModelForTests(), 10,
+                           {{0.9, 0, 1}, {0.1, 0, 1}}, &allocation)
+                  .code() == StatusCode::kInvalidArgument);
+  EXPECT_TRUE(AllocateTree(OwnKindsModelForTests(), 10,
+                           {{0.9, -1, 1}, {0.1, 1, 1}}, &allocation)
+                  .code() == StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace sstfilter

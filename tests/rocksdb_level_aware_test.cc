@@ -15,12 +15,14 @@
 #include <vector>
 
 #include "builtin_format.h"
+#include "level_aware_learning.h"
 #include "level_cost_model.h"
 #include "rocksdb/table.h"
 #include "rocksdb_test_support.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/level_allocation.h"
+#include "sstfilter/workload.h"
 
 namespace sstfilter::rocksdb_testing {
 namespace {
@@ -40,6 +42,7 @@ struct Context {
   rdb::TableFileCreationReason reason = rdb::TableFileCreationReason::kMisc;
   rdb::CompactionStyle style = rdb::kCompactionStyleLevel;
   int num_levels = 7;
+  std::string column_family;  // "" in every test that does not learn
 };
 
 Context Compaction(int level, bool bottommost = false) {
@@ -57,6 +60,7 @@ Written Build(const rdb::FilterPolicy& policy, const Context& c) {
   context.reason = c.reason;
   context.compaction_style = c.style;
   context.num_levels = c.num_levels;
+  context.column_family_name = c.column_family;
   const BuiltFilter filter = BuildFilter(policy, Keys("k", kKeys), context);
   const std::string_view bytes = filter.bytes.ToStringView();
   Written w;
@@ -90,8 +94,8 @@ Written Build(const rdb::FilterPolicy& policy, const Context& c) {
 // and a cuckoo build's possible 1% retry).
 void ExpectBuilt(const Written& w, const FilterChoice& choice,
                  const std::string& what) {
-  EXPECT_EQ(LevelFilterKindName(w.kind), std::string(LevelFilterKindName(
-                                              choice.kind)))
+  EXPECT_EQ(LevelFilterKindName(w.kind),
+            std::string(LevelFilterKindName(choice.kind)))
       << what;
   EXPECT_EQ(w.fingerprint_bits, choice.fingerprint_bits) << what;
   // Ribbon's overhead depends a little on the number of keys (the model's
@@ -317,8 +321,7 @@ TEST(LevelAwareCostModel, EachChoiceBeatsItsReferenceWithinItsCpuCap) {
     bloom_build = TreeBuildNs(lean_model, bloom, 10);
     // (The reference is at exactly 10 bits/key; `bloom` at the grid's
     // nearest point below it.)
-    EXPECT_NEAR(lean_model.max_build_ns, 1.2 * bloom_build,
-                0.01 * bloom_build);
+    EXPECT_NEAR(lean_model.max_build_ns, 1.2 * bloom_build, 0.01 * bloom_build);
   }
 }
 
@@ -406,6 +409,12 @@ TEST(LevelAwarePolicy, IdIsCanonicalAndRecreatesThePolicy) {
        "sstfilter.LevelAware:10:10:cpu_lean"},
       {"sstfilter.LevelAware:9.5:8:portable",
        "sstfilter.LevelAware:9.5:8:portable"},
+      {"sstfilter.LevelAware:10:hits=0.9",
+       "sstfilter.LevelAware:10:10:hits=0.9"},
+      {"sstfilter.LevelAware:10:hits=0", "sstfilter.LevelAware:10:10"},
+      {"sstfilter.LevelAware:10:learn=true", "sstfilter.LevelAware:10:10"},
+      {"sstfilter.LevelAware:10:4:portable:learn=false:hits=0.99",
+       "sstfilter.LevelAware:10:4:portable:hits=0.99:learn=false"},
   };
   for (const auto& c : cases) {
     const auto policy = MustMake(c.value);
@@ -437,6 +446,12 @@ TEST(LevelAwarePolicy, BadValuesAreInvalidArgumentSayingWhy) {
       {"sstfilter.LevelAware:10:10:fast", "choice"},
       {"sstfilter.LevelAware:10:portable:10", "expected"},
       {"sstfilter.LevelAware:10:10:portable:x", "expected"},
+      {"sstfilter.LevelAware:10:hits=1", "hits"},
+      {"sstfilter.LevelAware:10:hits=-0.1", "hits"},
+      {"sstfilter.LevelAware:10:hits=most", "hits"},
+      {"sstfilter.LevelAware:10:learn=yes", "learn"},
+      {"sstfilter.LevelAware:10:speed=fast", "unknown field"},
+      {"sstfilter.LevelAware:10:hits=0.9:10", "follows a named field"},
   };
   for (const auto& c : bad) {
     std::shared_ptr<const rdb::FilterPolicy> policy;
@@ -444,6 +459,165 @@ TEST(LevelAwarePolicy, BadValuesAreInvalidArgumentSayingWhy) {
     EXPECT_TRUE(s.IsInvalidArgument()) << c.value << " -> " << s.ToString();
     EXPECT_NE(s.ToString().find(c.says), std::string::npos)
         << c.value << " -> " << s.ToString();
+  }
+}
+
+// The workload option: with 90% of Gets finding their key, the bottom
+// level's filter serves only the absent ones: it gets a higher FPR, the
+// levels above lower ones (and, within the CPU cap, the bottom may turn to
+// a kind that builds faster). learn=false keeps the policy the model.
+TEST(LevelAwarePolicy, HitsGiveTheBottomLevelAHigherFprAndTheLevelsAboveLower) {
+  LevelAllocation absent, hits;
+  const LevelCostModel model =
+      CostModelFor(LevelAwareChoice::kDefault, 10, 10, 4);
+  ASSERT_TRUE(AllocateTree(model, 10, TShapedLoads(10, 4, 0), &absent).ok());
+  ASSERT_TRUE(AllocateTree(model, 10, TShapedLoads(10, 4, 0.9), &hits).ok());
+  // The bottom holds 90% of the entries: a little of its memory buys the
+  // levels above a lot (L0 is held by the cap of 2.5x the average).
+  EXPECT_GT(hits.levels[0].fpr, 1.1 * absent.levels[0].fpr);
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_LT(hits.levels[i].fpr, absent.levels[i].fpr) << "level " << i;
+  }
+  const std::vector<LevelLoad> loads = TShapedLoads(10, 4, 0.9);
+  auto wasted = [&loads](const LevelAllocation& a) {
+    double sum = 0;
+    for (size_t i = 0; i < loads.size(); ++i) {
+      sum += loads[i].absent_probes * a.levels[i].fpr;
+    }
+    return sum;
+  };
+  EXPECT_LT(wasted(hits), 0.8 * wasted(absent));
+  const auto policy = MustMake("sstfilter.LevelAware:10:hits=0.9:learn=false");
+  Build(*policy, Compaction(6, true));
+  Build(*policy, Compaction(4));
+  ExpectBuilt(Build(*policy, Compaction(6, true)), hits.levels[0], "L6");
+  ExpectBuilt(Build(*policy, Compaction(5)), hits.levels[1], "L5");
+  ExpectBuilt(Build(*policy, Compaction(4)), hits.levels[2], "L4");
+  ExpectBuilt(Build(*policy, FlushContext()), hits.levels[3], "flush");
+}
+
+// Builds the L0..L3 tables of `column_family` (num_levels 4, dynamic
+// layout) and returns their blocks, bottom first.
+std::vector<BuiltFilter> BuildTree(const rdb::FilterPolicy& policy,
+                                   const std::string& column_family,
+                                   const std::vector<std::string>& keys) {
+  std::vector<BuiltFilter> blocks;
+  for (int level = 3; level >= 0; --level) {
+    rdb::BlockBasedTableOptions table;
+    rdb::FilterBuildingContext context(table);
+    context.level_at_creation = level;
+    context.is_bottommost = level == 3;
+    context.reason = level == 0 ? rdb::TableFileCreationReason::kFlush
+                                : rdb::TableFileCreationReason::kCompaction;
+    context.compaction_style = rdb::kCompactionStyleLevel;
+    context.num_levels = 4;
+    context.column_family_name = column_family;
+    blocks.push_back(BuildFilter(policy, keys, context));
+  }
+  return blocks;
+}
+
+// Probes `reader` with `keys` until `probes` probes were made; counts the
+// keys of `present` it answered "no" for (false negatives).
+uint64_t Probe(rdb::FilterBitsReader& reader,
+               const std::vector<std::string>& keys, uint64_t probes,
+               bool present) {
+  uint64_t false_negatives = 0;
+  for (uint64_t i = 0; i < probes; ++i) {
+    const bool may_match = reader.MayMatch(keys[i % keys.size()]);
+    if (present && !may_match) ++false_negatives;
+  }
+  return false_negatives;
+}
+
+// Learning: every Get finds its key at the bottom (L3), so absent probes
+// reach only L2, L1 and L0, and the readers see it. The next bottom table
+// gets the smallest filter, the levels above more than the model gives;
+// after Forget, the model again. No reader ever answers "no" for a key its
+// table holds.
+TEST(LevelAwarePolicy, LearnsWhereItsReadersProbesGo) {
+  const auto policy = MustMake("sstfilter.LevelAware:10");
+  const std::string cf = "learns-where-probes-go";
+  const auto keys = Keys("k", 20000);
+  const auto absent = Keys("absent", 20000);
+  BuildTree(*policy, cf, keys);  // the tree's shape, learned from builds
+  std::vector<BuiltFilter> blocks = BuildTree(*policy, cf, keys);
+  const double model_bottom_bits =
+      blocks[0].bytes.size() * 8.0 / static_cast<double>(keys.size());
+  const double model_l2_bits =
+      blocks[1].bytes.size() * 8.0 / static_cast<double>(keys.size());
+  {
+    std::vector<std::unique_ptr<rdb::FilterBitsReader>> readers;
+    for (const BuiltFilter& block : blocks) {
+      readers.emplace_back(policy->GetFilterBitsReader(block.bytes));
+    }
+    // Enough probes for a few refreshes of what is learned.
+    const uint64_t probes = uint64_t{3} * LevelWorkload::kRefreshSamples *
+                            LevelWorkload::kSampleEvery;
+    EXPECT_EQ(Probe(*readers[0], keys, probes, true), 0u);  // hits at L3
+    for (size_t level = 1; level < readers.size(); ++level) {
+      EXPECT_EQ(Probe(*readers[level], absent, probes, false), 0u);
+    }
+    blocks = BuildTree(*policy, cf, keys);  // refreshes, then allocates
+  }
+  const double learned_bottom_bits =
+      blocks[0].bytes.size() * 8.0 / static_cast<double>(keys.size());
+  const double learned_l2_bits =
+      blocks[1].bytes.size() * 8.0 / static_cast<double>(keys.size());
+  EXPECT_LT(learned_bottom_bits, 0.5 * model_bottom_bits);
+  EXPECT_GT(learned_l2_bits, model_l2_bits);
+  for (const BuiltFilter& block : blocks) {
+    std::unique_ptr<rdb::FilterBitsReader> reader(
+        policy->GetFilterBitsReader(block.bytes));
+    EXPECT_EQ(Probe(*reader, keys, keys.size(), true), 0u);
+  }
+  // Dropping what was learned costs nothing but the learning.
+  rocksdb_plugin::ColumnFamilyObservations::For(nullptr, cf)
+      ->workload()
+      .Forget();
+  blocks = BuildTree(*policy, cf, keys);
+  EXPECT_NEAR(blocks[0].bytes.size() * 8.0 / static_cast<double>(keys.size()),
+              model_bottom_bits, 0.01 * model_bottom_bits);
+  for (const BuiltFilter& block : blocks) {
+    std::unique_ptr<rdb::FilterBitsReader> reader(
+        policy->GetFilterBitsReader(block.bytes));
+    EXPECT_EQ(Probe(*reader, keys, keys.size(), true), 0u);
+  }
+}
+
+// Each column family learns its own, though they share the policy object:
+// another column family's probes leave this one's tables at the model.
+TEST(LevelAwarePolicy, EachColumnFamilyLearnsItsOwn) {
+  const auto policy = MustMake("sstfilter.LevelAware:10");
+  const auto keys = Keys("k", 20000);
+  BuildTree(*policy, "busy", keys);  // the trees' shapes
+  BuildTree(*policy, "quiet", keys);
+  std::vector<BuiltFilter> busy = BuildTree(*policy, "busy", keys);
+  const std::vector<BuiltFilter> quiet = BuildTree(*policy, "quiet", keys);
+  {
+    std::unique_ptr<rdb::FilterBitsReader> bottom(
+        policy->GetFilterBitsReader(busy[0].bytes));
+    Probe(*bottom, keys,
+          uint64_t{2} * LevelWorkload::kRefreshSamples *
+              LevelWorkload::kSampleEvery,
+          true);
+  }
+  const std::vector<BuiltFilter> quiet_again =
+      BuildTree(*policy, "quiet", keys);
+  for (size_t i = 0; i < quiet.size(); ++i) {
+    EXPECT_EQ(quiet_again[i].bytes.size(), quiet[i].bytes.size());
+  }
+}
+
+// learn=false: readers are RocksDB's or ours as for any policy, and
+// nothing is registered or sampled.
+TEST(LevelAwarePolicy, LearnFalseSamplesNothing) {
+  const auto policy = MustMake("sstfilter.LevelAware:10:learn=false");
+  const auto keys = Keys("k", 5000);
+  const std::vector<BuiltFilter> blocks =
+      BuildTree(*policy, "learn-false", keys);
+  for (const BuiltFilter& block : blocks) {
+    EXPECT_EQ(rocksdb_plugin::LookUpTable(block.bytes.ToStringView()), nullptr);
   }
 }
 

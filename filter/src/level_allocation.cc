@@ -91,8 +91,8 @@ const FilterChoice& HullMinimum(const std::vector<FilterChoice>& hull,
 
 class Allocator {
  public:
-  Allocator(const LevelCostModel& model, double average, double size_ratio,
-            uint32_t num_levels)
+  Allocator(const LevelCostModel& model, double average,
+            const std::vector<LevelLoad>& loads)
       : model_(model),
         average_(average),
         max_bits_(model.max_bits_per_key > 0
@@ -114,10 +114,21 @@ class Allocator {
       p.hull.erase(end, p.hull.end());
       if (!p.hull.empty()) kinds_.push_back(std::move(p));
     }
-    for (uint32_t i = 0; i < num_levels; ++i) {
-      shares_.push_back(LevelShare(size_ratio, num_levels, i));
-      weights_.push_back(LevelBuildWeight(size_ratio, num_levels, i));
+    double total_share = 0;
+    for (const LevelLoad& load : loads) total_share += load.entry_share;
+    for (const LevelLoad& load : loads) {
+      shares_.push_back(load.entry_share / total_share);
+      weights_.push_back(load.build_weight);
+      absent_.push_back(std::max(load.absent_probes, 0.0));
     }
+    // The order in which bits/key should grow: by absent probes per entry,
+    // fewest first (with a_i = 1, the bottom first). Ties keep the bottom
+    // first.
+    for (size_t i = 0; i < loads.size(); ++i) by_density_.push_back(i);
+    std::stable_sort(by_density_.begin(), by_density_.end(),
+                     [this](size_t a, size_t b) {
+                       return absent_[a] * shares_[b] < absent_[b] * shares_[a];
+                     });
   }
 
   bool has_kinds() const { return !kinds_.empty(); }
@@ -170,8 +181,13 @@ class Allocator {
         const BuildCost& build = k.model->build;
         const double price =
             lambda * shares_[i] + mu * weights_[i] * build.ns_per_key_bit;
-        const FilterChoice& c = HullMinimum(k.hull, k.hull.size(), price);
-        const double cost = c.fpr + lambda * shares_[i] * c.bits_per_key +
+        // A level no absent probe reaches gets the kind's smallest size.
+        const FilterChoice& c =
+            absent_[i] > 0
+                ? HullMinimum(k.hull, k.hull.size(), price / absent_[i])
+                : k.hull.front();
+        const double cost = absent_[i] * c.fpr +
+                            lambda * shares_[i] * c.bits_per_key +
                             mu * weights_[i] * build.Ns(c.bits_per_key);
         if (best_kind == nullptr || cost < best_cost) {
           best_cost = cost;
@@ -210,23 +226,28 @@ class Allocator {
         kind.points.begin(), kind.points.end(), bits,
         [](double b, const FilterChoice& c) { return b < c.bits_per_key; });
     if (end == kind.points.begin()) return {kind.model->kind, 0, 0, 2};
-    return kind.points[kind.best[static_cast<size_t>(
-        end - kind.points.begin() - 1)]];
+    return kind
+        .points[kind.best[static_cast<size_t>(end - kind.points.begin() - 1)]];
   }
 
-  // What the hull's steps leave over goes to the largest levels, bottom
-  // first, each up to the bits of the level above it, so that the budget
-  // is spent and bits/key still grow level by level. The kind whose
-  // filter within that many bits has the lowest FPR takes it, within the
-  // CPU cap.
+  // What the hull's steps leave over goes to the levels with the fewest
+  // absent probes per entry first (the largest, bottom first, when every
+  // level is probed alike), each up to the bits of the next in that order,
+  // so that the budget is spent and bits/key still grow with probes per
+  // entry. The kind whose filter within that many bits has the lowest FPR
+  // takes it, within the CPU cap.
   void SpendWhatIsLeft(Result* r) const {
     const size_t n = r->levels.size();
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = by_density_[k];
       const double left = average_ - r->memory;
       if (left <= average_ * 1e-12) break;
       FilterChoice& level = r->levels[i];
+      if (absent_[i] <= 0) continue;  // no probe: no bits beyond the least
       const double ceiling =
-          i + 1 < n ? r->levels[i + 1].bits_per_key : max_bits_;
+          k + 1 < n ? std::max(level.bits_per_key,
+                               r->levels[by_density_[k + 1]].bits_per_key)
+                    : max_bits_;
       const double offered =
           std::min(ceiling, level.bits_per_key + left / shares_[i]);
       if (offered <= level.bits_per_key) continue;
@@ -259,15 +280,18 @@ class Allocator {
   // smaller sizes) to another (any kind, up to what was freed) lowers the
   // sum of FPRs within the CPU cap, do the best such move.
   // Whether levels i and j replaced by a and b keep FPR non-increasing
-  // from the bottom up.
-  static bool Monotone(const std::vector<FilterChoice>& levels, size_t i,
-                       const FilterChoice& a, size_t j, const FilterChoice& b) {
+  // as absent probes per entry grow (from the bottom up when every level is
+  // probed alike).
+  bool Monotone(const std::vector<FilterChoice>& levels, size_t i,
+                const FilterChoice& a, size_t j, const FilterChoice& b) const {
     auto fpr = [&](size_t k) {
       return k == i ? a.fpr : k == j ? b.fpr : levels[k].fpr;
     };
-    for (size_t k : {i, j}) {
-      if (k > 0 && fpr(k) > fpr(k - 1)) return false;
-      if (k + 1 < levels.size() && fpr(k + 1) > fpr(k)) return false;
+    const size_t n = by_density_.size();
+    for (size_t k = 0; k + 1 < n; ++k) {
+      const size_t lower = by_density_[k], higher = by_density_[k + 1];
+      if (lower != i && lower != j && higher != i && higher != j) continue;
+      if (fpr(higher) > fpr(lower)) return false;
     }
     return true;
   }
@@ -280,7 +304,7 @@ class Allocator {
     bool moved = false;
     for (int round = 0; round < 200; ++round) {
       double sum = 0;
-      for (const FilterChoice& level : r->levels) sum += level.fpr;
+      for (size_t i = 0; i < n; ++i) sum += absent_[i] * r->levels[i].fpr;
       double best_gain = 1e-6 * sum;
       size_t best_i = 0, best_j = 0;
       FilterChoice new_i, new_j;
@@ -289,13 +313,14 @@ class Allocator {
       for (size_t i = 0; i < n; ++i) {
         const FilterChoice& from = r->levels[i];
         const PreparedKind* kind_i = Find(from.kind);
+        if (kind_i == nullptr) continue;
         const double build_i = kind_i->model->build.Ns(from.bits_per_key);
         // The donor's smaller sizes, nearest first (a few dozen).
-        auto at = std::lower_bound(
-            kind_i->points.begin(), kind_i->points.end(), from,
-            [](const FilterChoice& a, const FilterChoice& b) {
-              return a.bits_per_key < b.bits_per_key;
-            });
+        auto at =
+            std::lower_bound(kind_i->points.begin(), kind_i->points.end(), from,
+                             [](const FilterChoice& a, const FilterChoice& b) {
+                               return a.bits_per_key < b.bits_per_key;
+                             });
         int tried = 0;
         while (at != kind_i->points.begin() && tried < 48) {
           --at;
@@ -306,7 +331,7 @@ class Allocator {
               shares_[i] * (from.bits_per_key - smaller.bits_per_key);
           const double left = average_ - r->memory + freed;
           for (size_t j = 0; j < n; ++j) {
-            if (j == i) continue;
+            if (j == i || absent_[j] <= 0) continue;
             const FilterChoice& to = r->levels[j];
             const double offered =
                 std::min(max_bits_, to.bits_per_key + left / shares_[j]);
@@ -317,14 +342,13 @@ class Allocator {
               if (!(c.fpr < to.fpr)) continue;
               // Keep each level's FPR at most that of the level below.
               if (!Monotone(r->levels, i, smaller, j, c)) continue;
-              const double gain =
-                  (from.fpr - smaller.fpr) + (to.fpr - c.fpr);
+              const double gain = absent_[i] * (from.fpr - smaller.fpr) +
+                                  absent_[j] * (to.fpr - c.fpr);
               if (gain <= best_gain) continue;
               const double build =
                   r->build_ns +
-                  weights_[i] *
-                      (kind_i->model->build.Ns(smaller.bits_per_key) -
-                       build_i) +
+                  weights_[i] * (kind_i->model->build.Ns(smaller.bits_per_key) -
+                                 build_i) +
                   weights_[j] * (k.model->build.Ns(c.bits_per_key) - build_j);
               if (build > cap) continue;
               best_gain = gain;
@@ -334,7 +358,7 @@ class Allocator {
               new_j = c;
               new_build = build;
               new_memory = r->memory - freed +
-                            shares_[j] * (c.bits_per_key - to.bits_per_key);
+                           shares_[j] * (c.bits_per_key - to.bits_per_key);
             }
           }
         }
@@ -355,6 +379,8 @@ class Allocator {
   std::vector<PreparedKind> kinds_;
   std::vector<double> shares_;
   std::vector<double> weights_;
+  std::vector<double> absent_;
+  std::vector<size_t> by_density_;  // level indices, fewest probes/entry first
 };
 
 Status CheckArguments(double average_bits_per_key, double size_ratio,
@@ -504,18 +530,73 @@ double TreeBuildNs(const LevelCostModel& model,
   return ns;
 }
 
-Status AllocateLevels(const LevelCostModel& model, double average_bits_per_key,
-                      double size_ratio, uint32_t num_levels,
-                      LevelAllocation* out) {
-  Status s = CheckArguments(average_bits_per_key, size_ratio, num_levels);
+std::vector<double> ModelAbsentProbes(
+    const std::vector<double>& entry_shares_from_bottom, double hit_fraction) {
+  const double h = std::clamp(hit_fraction, 0.0, 1.0);
+  double total = 0;
+  for (double share : entry_shares_from_bottom) total += share;
+  std::vector<double> probes;
+  double below = 0;  // share of entries in the levels below this one
+  for (double share : entry_shares_from_bottom) {
+    probes.push_back((1 - h) + h * (total > 0 ? below / total : 0));
+    below += share;
+  }
+  return probes;
+}
+
+std::vector<LevelLoad> TShapedLoads(double size_ratio, uint32_t num_levels,
+                                    double hit_fraction) {
+  std::vector<double> shares;
+  for (uint32_t i = 0; i < num_levels; ++i) {
+    shares.push_back(LevelShare(size_ratio, num_levels, i));
+  }
+  const std::vector<double> probes = ModelAbsentProbes(shares, hit_fraction);
+  std::vector<LevelLoad> loads;
+  for (uint32_t i = 0; i < num_levels; ++i) {
+    loads.push_back(
+        {shares[i], probes[i], LevelBuildWeight(size_ratio, num_levels, i)});
+  }
+  return loads;
+}
+
+Status AllocateTree(const LevelCostModel& model, double average_bits_per_key,
+                    const std::vector<LevelLoad>& levels_from_bottom,
+                    LevelAllocation* out) {
+  const uint32_t n = static_cast<uint32_t>(levels_from_bottom.size());
+  Status s = CheckArguments(average_bits_per_key,
+                            LevelAllocationLimits::kMinSizeRatio, n);
   if (!s.ok()) return s;
-  Allocator allocator(model, average_bits_per_key, size_ratio, num_levels);
+  double shares = 0, probes = 0;
+  for (const LevelLoad& load : levels_from_bottom) {
+    if (!(load.entry_share >= 0) || !(load.absent_probes >= 0) ||
+        !(load.build_weight >= 0)) {
+      return Status::InvalidArgument(
+          "a level's entry share, absent probes and build weight must be "
+          "non-negative numbers");
+    }
+    shares += load.entry_share;
+    probes += load.absent_probes;
+  }
+  if (!(shares > 0) || !(probes > 0)) {
+    return Status::InvalidArgument(
+        "a tree needs a level with entries and a level with absent probes");
+  }
+  Allocator allocator(model, average_bits_per_key, levels_from_bottom);
   if (!allocator.has_kinds()) {
     return Status::InvalidArgument(
         "the cost model has no kind of filter with a size within the cap");
   }
   *out = allocator.Run();
   return Status::Ok();
+}
+
+Status AllocateLevels(const LevelCostModel& model, double average_bits_per_key,
+                      double size_ratio, uint32_t num_levels,
+                      LevelAllocation* out) {
+  Status s = CheckArguments(average_bits_per_key, size_ratio, num_levels);
+  if (!s.ok()) return s;
+  return AllocateTree(model, average_bits_per_key,
+                      TShapedLoads(size_ratio, num_levels, 0), out);
 }
 
 Status AllocateLevelBits(double average_bits_per_key, double size_ratio,

@@ -1,28 +1,36 @@
 // sstfilter.LevelAware: per-level bits/key and filter kind (Monkey over the
 // kinds of one of three choices; the allocation and its cost model are
-// sstfilter/level_allocation.h, the choices level_cost_model.h). Levels
-// that get RocksDB's FastLocalBloom or Ribbon are built by RocksDB's own
-// policy of that size (RocksdbPolicyFor). The way a policy reads
+// sstfilter/level_allocation.h, the choices level_cost_model.h, what is
+// learned of the workload sstfilter/workload.h and level_aware_learning.h).
+// Levels that get RocksDB's FastLocalBloom or Ribbon are built by RocksDB's
+// own policy of that size (RocksdbPolicyFor). The way a policy reads
 // FilterBuildingContext follows RocksDB's own examples: RibbonFilterPolicy
 // (filter_policy.cc) and LevelAndStyleCustomFilterPolicy
 // (db/db_bloom_filter_test.cc).
 //
-// What it assumes about the tree: the populated levels, from the shallowest
-// that compactions write (learned: L1 in the static layout, the base level
-// in the dynamic one) to the deepest known to hold data (learned from
-// is_bottommost and from non-bottommost outputs, which have data below),
-// grow by the size ratio T per level, and L0 is one more level above them.
-// A table's position is its distance from that deepest level, so the
-// static and dynamic layouts (level_compaction_dynamic_level_bytes) are both
-// read correctly, whatever num_levels says. The static layout's bottom
-// level is often far from T times the one above (bench/README.md: filter
-// memory then ends over budget). What is learned only grows, so one policy
-// object should serve one column family.
+// The tree, per column family (info_log, column family name): the levels
+// LevelAwareListener last read, with their entries; without the listener,
+// the populated levels from the shallowest that compactions write (learned:
+// L1 in the static layout, the base level in the dynamic one) to the
+// deepest known to hold data (learned from is_bottommost and from
+// non-bottommost outputs, which have data below), growing by the size ratio
+// T per level, and L0 one more level above them. A table's level counts
+// from the bottom, so the static and dynamic layouts are both read
+// correctly, whatever num_levels says. Under optimize_filters_for_hits
+// (read in ValidateOptions) the bottom level has no filters: the memory
+// goes to the levels above, at the average bits/key over their entries.
+//
+// The workload: absent-key probes per level from the readers' samples
+// once every level has had some (learn=true, the default), else the model
+// with the hit fraction `hits` (default 0: every lookup absent).
+
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <climits>
+#include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -31,12 +39,14 @@
 
 #include "filter_bits.h"
 #include "id_grammar.h"
+#include "level_aware_learning.h"
 #include "level_cost_model.h"
 #include "policies.h"
 #include "policy_base.h"
 #include "rocksdb/table.h"
 #include "sstfilter/level_allocation.h"
 #include "sstfilter/usable_space.h"
+#include "sstfilter/workload.h"
 
 namespace sstfilter::rocksdb_plugin {
 namespace {
@@ -47,9 +57,12 @@ using ROCKSDB_NAMESPACE::FilterPolicy;
 using RocksStatus = ROCKSDB_NAMESPACE::Status;
 
 constexpr int64_t kDefaultSizeRatioMillis = 10000;  // RocksDB's default T
-// Trees deeper than this are allocated as this many levels: the levels
-// above hold a vanishing share and get the top's filter.
-constexpr int kMaxTreeLevels = 16;
+// RocksDB's levels the policy tells apart (deeper ones share the last).
+constexpr int kMaxTreeLevels = LevelWorkload::kMaxLevels;
+// The allocation is made again when the tree's entry shares have moved by
+// this much (the sum of the changes): a flush or a compaction moves them by
+// a fraction of a percent, and remaking the allocation costs milliseconds.
+constexpr double kSharesMoved = 0.02;
 
 // Raises (or lowers) `target` to `value` if that is higher (lower).
 void StoreMax(std::atomic<int>& target, int value) {
@@ -63,31 +76,137 @@ void StoreMin(std::atomic<int>& target, int value) {
   }
 }
 
+// LevelAware's parameters, as the id states them.
+struct Settings {
+  int64_t millibits = 10000;
+  int64_t ratio_millis = kDefaultSizeRatioMillis;
+  LevelAwareChoice choice = LevelAwareChoice::kDefault;
+  int64_t hit_millis = 0;  // the expected fraction of lookups that hit, /1000
+  bool learn = true;
+  double BitsPerKey() const { return static_cast<double>(millibits) / 1000; }
+  double SizeRatio() const { return static_cast<double>(ratio_millis) / 1000; }
+  double HitFraction() const { return static_cast<double>(hit_millis) / 1000; }
+};
+
+// A tree as one allocation sees it: RocksDB's levels from the bottom up
+// (L0 last), each with its share of the entries.
+struct Tree {
+  std::vector<int> levels;
+  std::vector<double> shares;
+};
+
 class LevelAwarePolicy : public PolicyBase {
  public:
-  LevelAwarePolicy(int64_t millibits, int64_t ratio_millis,
-                   LevelAwareChoice choice)
-      : millibits_(millibits),
-        ratio_millis_(ratio_millis),
-        choice_(choice),
-        uniform_(AllocationFor(1).levels[0]) {}
+  explicit LevelAwarePolicy(const Settings& settings)
+      : settings_(settings), uniform_(UniformChoice(settings)) {}
 
   const char* Name() const override { return kLevelAwareName; }
-  // The default choice is left out, so that the ids of 0.1 stay canonical.
+  // Defaults are left out, so that the ids of 0.1 stay canonical.
   std::string GetId() const override {
     std::string id = std::string(Name()) + ":" +
-                     FormatDecimalMillis(millibits_) + ":" +
-                     FormatDecimalMillis(ratio_millis_);
-    if (choice_ != LevelAwareChoice::kDefault) {
-      id += std::string(":") + LevelAwareChoiceName(choice_);
+                     FormatDecimalMillis(settings_.millibits) + ":" +
+                     FormatDecimalMillis(settings_.ratio_millis);
+    if (settings_.choice != LevelAwareChoice::kDefault) {
+      id += std::string(":") + LevelAwareChoiceName(settings_.choice);
     }
+    if (settings_.hit_millis != 0) {
+      id += ":hits=" + FormatDecimalMillis(settings_.hit_millis);
+    }
+    if (!settings_.learn) id += ":learn=false";
     return id;
   }
+
+  // optimize_filters_for_hits is a column family option the policy cannot
+  // read when it builds; DB::Open shows it here.
+  RocksStatus ValidateOptions(
+      const ROCKSDB_NAMESPACE::DBOptions& db_options,
+      const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const override {
+    if (cf_options.optimize_filters_for_hits) {
+      no_bottom_filters_.store(true, std::memory_order_relaxed);
+    }
+    return PolicyBase::ValidateOptions(db_options, cf_options);
+  }
+
   FilterBitsBuilder* GetBuilderWithContext(
       const FilterBuildingContext& context) const override {
-    const FilterChoice choice = ChoiceFor(context);
-    if (choice.kind == LevelFilterKind::kFastLocalBloom ||
-        choice.kind == LevelFilterKind::kRibbon) {
+    const int level = TreeLevel(context);
+    if (level < 0) return Make(uniform_, context, level);
+    auto observations = ColumnFamilyObservations::For(
+        context.info_log, context.column_family_name);
+    ColumnFamily& cf = ColumnFamilyOf(observations.get());
+    if (level > 0) cf.Learn(context, level);
+    if (settings_.learn) observations->workload().MaybeRefresh();
+    const FilterChoice choice = ChoiceFor(cf, *observations, level);
+    FilterBitsBuilder* builder = Make(choice, context, level);
+    if (!settings_.learn) return builder;
+    return NewRegisteringBuilder(
+        builder, !IsRocksdbKind(choice.kind),
+        TableTag{std::move(observations), level, 0,
+                 LevelWorkload::AbsentWeight(choice.fpr)});
+  }
+
+  ROCKSDB_NAMESPACE::FilterBitsReader* GetFilterBitsReader(
+      const ROCKSDB_NAMESPACE::Slice& contents) const override {
+    ROCKSDB_NAMESPACE::FilterBitsReader* reader =
+        PolicyBase::GetFilterBitsReader(contents);
+    if (!settings_.learn) return reader;
+    std::shared_ptr<const TableTag> tag = LookUpTable(ToView(contents));
+    return tag == nullptr ? reader : NewSamplingReader(reader, std::move(tag));
+  }
+
+ private:
+  // What one column family's builds have shown, and its allocation.
+  struct ColumnFamily {
+    std::atomic<int> shallowest{INT_MAX};
+    std::atomic<int> deepest{0};
+    std::mutex mutex;  // guards what follows
+    Tree tree;
+    LevelAllocation allocation;
+    uint64_t workload_version = UINT64_MAX;
+    bool no_bottom_filters = false;
+
+    void Learn(const FilterBuildingContext& context, int level) {
+      StoreMin(shallowest, level);
+      // A table that is not bottommost has data below it.
+      int deepest_seen = context.is_bottommost ? level : level + 1;
+      if (context.num_levels > 0)
+        deepest_seen = std::min(deepest_seen, context.num_levels - 1);
+      StoreMax(deepest, std::min(deepest_seen, kMaxTreeLevels - 1));
+    }
+  };
+
+  static bool IsRocksdbKind(LevelFilterKind kind) {
+    return kind == LevelFilterKind::kFastLocalBloom ||
+           kind == LevelFilterKind::kRibbon;
+  }
+
+  static FilterChoice UniformChoice(const Settings& settings) {
+    LevelAllocation one;
+    AllocateLevels(CostModelFor(settings.choice, settings.BitsPerKey(),
+                                settings.SizeRatio(), 1),
+                   settings.BitsPerKey(), settings.SizeRatio(), 1, &one);
+    return one.levels[0];
+  }
+
+  // The table's level in a leveled tree (a flush is L0), or -1 where it
+  // has no place in one: universal and FIFO have no levels of T-fold
+  // sizes, and a table of no level (SstFileWriter, or level -1 outside a
+  // flush) sits nowhere.
+  static int TreeLevel(const FilterBuildingContext& context) {
+    if (context.compaction_style != ROCKSDB_NAMESPACE::kCompactionStyleLevel) {
+      return -1;
+    }
+    const bool flush =
+        context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush;
+    return flush ? 0
+                 : std::min(std::max(context.level_at_creation, -1),
+                            kMaxTreeLevels - 1);
+  }
+
+  FilterBitsBuilder* Make(const FilterChoice& choice,
+                          const FilterBuildingContext& context,
+                          int level) const {
+    if (IsRocksdbKind(choice.kind)) {
       // RocksDB's own builder: its cache charging, its
       // optimize_filters_for_memory, and Ribbon's fallback to Bloom.
       return RocksdbPolicyFor(choice)->GetBuilderWithContext(context);
@@ -99,128 +218,226 @@ class LevelAwarePolicy : public PolicyBase {
     config.bits_per_key = choice.bits_per_key;
     config.fingerprint_bits = choice.fingerprint_bits;
     if (context.table_options.optimize_filters_for_memory) {
-      config.memory_balance = &memory_balances_[BalanceIndex(context)];
+      // One FPR balance per level (and one for tables of no level): the
+      // levels' filters have different targets, so FPR one level saves
+      // must not pay for another's.
+      config.memory_balance =
+          &memory_balances_[level < 0 ? kMaxTreeLevels : level];
     }
     return NewBitsBuilder(config);
   }
 
- private:
-  double BitsPerKey() const { return static_cast<double>(millibits_) / 1000; }
-  double SizeRatio() const { return static_cast<double>(ratio_millis_) / 1000; }
+  ColumnFamily& ColumnFamilyOf(const ColumnFamilyObservations* key) const {
+    std::lock_guard<std::mutex> lock(column_families_mutex_);
+    std::unique_ptr<ColumnFamily>& cf = column_families_[key];
+    if (cf == nullptr) cf = std::make_unique<ColumnFamily>();
+    return *cf;
+  }
 
-  // The table's level in a leveled tree, or -1 where it has no place in
-  // one: universal and FIFO have no levels of T-fold sizes, and a table of
-  // no level (SstFileWriter, or level -1 outside a flush) sits nowhere.
-  static int TreeLevel(const FilterBuildingContext& context) {
-    if (context.compaction_style != ROCKSDB_NAMESPACE::kCompactionStyleLevel) {
-      return -1;
+  // The tree now: the listener's, or levels growing by T between the
+  // shallowest and deepest levels built; under optimize_filters_for_hits
+  // without its bottom level. Empty: a one-level tree so far.
+  Tree CurrentTree(const ColumnFamily& cf,
+                   const ColumnFamilyObservations& observations,
+                   bool no_bottom_filters) const {
+    Tree tree;
+    ColumnFamilyObservations::LevelEntries entries;
+    uint64_t flush_entries = 0;
+    if (observations.Tree(&entries, &flush_entries)) {
+      for (int level = kMaxTreeLevels - 1; level >= 1; --level) {
+        if (entries[level] == 0) continue;
+        tree.levels.push_back(level);
+        tree.shares.push_back(static_cast<double>(entries[level]));
+      }
+      // L0 is often empty between compactions, and holds a flush or more
+      // at any time.
+      tree.levels.push_back(0);
+      tree.shares.push_back(static_cast<double>(
+          std::max<uint64_t>({entries[0], flush_entries, 1})));
+    } else {
+      const int deepest = cf.deepest.load(std::memory_order_relaxed);
+      if (deepest == 0) return {};
+      const int shallowest =
+          std::min(cf.shallowest.load(std::memory_order_relaxed), deepest);
+      const int n = std::min(deepest - shallowest + 2, kMaxTreeLevels);
+      for (int i = 0; i < n; ++i) {
+        tree.levels.push_back(i + 1 == n ? 0 : deepest - i);
+        tree.shares.push_back(LevelShare(settings_.SizeRatio(),
+                                         static_cast<uint32_t>(n),
+                                         static_cast<uint32_t>(i)));
+      }
     }
-    const bool flush =
-        context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush;
-    return flush ? 0 : std::max(context.level_at_creation, -1);
+    if (no_bottom_filters && tree.levels.size() >= 2) {
+      tree.levels.erase(tree.levels.begin());
+      tree.shares.erase(tree.shares.begin());
+    }
+    double total = 0;
+    for (double share : tree.shares) total += share;
+    for (double& share : tree.shares) share /= total;
+    if (tree.levels.size() < 2) return {};
+    return tree;
   }
 
-  // optimize_filters_for_memory keeps one FPR balance per level (and one
-  // for tables of no level). The levels' filters have different targets
-  // and a lookup weighs them differently, so FPR that a bottom-level
-  // filter saves must not pay for an L0 filter's: per level, the average
-  // FPR stays at or below the level's targets.
-  static size_t BalanceIndex(const FilterBuildingContext& context) {
-    const int level = TreeLevel(context);
-    return level < 0 ? kMaxTreeLevels
-                     : static_cast<size_t>(std::min(level, kMaxTreeLevels - 1));
+  // The loads of `tree`: absent probes learned, or from the model.
+  std::vector<LevelLoad> LoadsOf(const Tree& tree,
+                                 const LevelWorkload& workload) const {
+    const uint32_t n = static_cast<uint32_t>(tree.levels.size());
+    std::vector<double> probes;
+    std::array<bool, kMaxTreeLevels> in_tree{};
+    for (int level : tree.levels) in_tree[level] = true;
+    std::array<double, kMaxTreeLevels> density;
+    double learned_total = 0;
+    if (settings_.learn && workload.Densities(in_tree, &density)) {
+      for (uint32_t i = 0; i < n; ++i) {
+        probes.push_back(density[tree.levels[i]] * tree.shares[i]);
+        learned_total += probes.back();
+      }
+    }
+    if (!(learned_total > 0)) {
+      probes = ModelAbsentProbes(tree.shares, settings_.HitFraction());
+    }
+    std::vector<LevelLoad> loads;
+    for (uint32_t i = 0; i < n; ++i) {
+      loads.push_back({tree.shares[i], probes[i],
+                       LevelBuildWeight(settings_.SizeRatio(), n, i)});
+    }
+    return loads;
   }
 
-  FilterChoice ChoiceFor(const FilterBuildingContext& context) const {
-    // Uniform bits/key for a table of no level.
-    const int level = TreeLevel(context);
-    if (level < 0) return uniform_;
-    if (level > 0) Learn(context, level);
-    const int deepest = deepest_.load(std::memory_order_relaxed);
-    if (deepest == 0) return uniform_;  // only L0 so far: a one-level tree
-    const int shallowest =
-        std::min(shallowest_.load(std::memory_order_relaxed), deepest);
-    // Levels shallowest..deepest, plus L0 above them.
-    const int num_levels =
-        std::min(deepest - shallowest + 2, kMaxTreeLevels);
-    const int from_bottom =
-        level == 0 ? num_levels - 1
-                   : std::clamp(deepest - level, 0, num_levels - 2);
-    return AllocationFor(num_levels).levels[from_bottom];
+  static bool SharesMoved(const Tree& a, const Tree& b) {
+    if (a.levels != b.levels) return true;
+    double moved = 0;
+    for (size_t i = 0; i < a.shares.size(); ++i) {
+      moved += std::abs(a.shares[i] - b.shares[i]);
+    }
+    return moved > kSharesMoved;
   }
 
-  void Learn(const FilterBuildingContext& context, int level) const {
-    StoreMin(shallowest_, level);
-    // A table that is not bottommost has data below it.
-    int deepest = context.is_bottommost ? level : level + 1;
-    if (context.num_levels > 0)
-      deepest = std::min(deepest, context.num_levels - 1);
-    StoreMax(deepest_, deepest);
-  }
-
-  // The allocation for a tree of `num_levels` levels, made once.
-  const LevelAllocation& AllocationFor(int num_levels) const {
-    const int i = num_levels - 1;
-    std::call_once(allocation_once_[i], [&] {
+  FilterChoice ChoiceFor(ColumnFamily& cf,
+                         const ColumnFamilyObservations& observations,
+                         int level) const {
+    const bool no_bottom = no_bottom_filters_.load(std::memory_order_relaxed);
+    const LevelWorkload& workload =
+        const_cast<ColumnFamilyObservations&>(observations).workload();
+    std::lock_guard<std::mutex> lock(cf.mutex);
+    Tree tree = CurrentTree(cf, observations, no_bottom);
+    if (tree.levels.empty()) return uniform_;  // one level so far
+    if (SharesMoved(tree, cf.tree) || no_bottom != cf.no_bottom_filters ||
+        workload.version() != cf.workload_version) {
+      const uint32_t n = static_cast<uint32_t>(tree.levels.size());
       // The arguments were checked when the policy was made.
-      const uint32_t n = static_cast<uint32_t>(num_levels);
-      AllocateLevels(CostModelFor(choice_, BitsPerKey(), SizeRatio(), n),
-                     BitsPerKey(), SizeRatio(), n, &allocations_[i]);
-    });
-    return allocations_[i];
+      AllocateTree(CostModelFor(settings_.choice, settings_.BitsPerKey(),
+                                settings_.SizeRatio(), n),
+                   settings_.BitsPerKey(), LoadsOf(tree, workload),
+                   &cf.allocation);
+      cf.tree = std::move(tree);
+      cf.workload_version = workload.version();
+      cf.no_bottom_filters = no_bottom;
+    }
+    // The slot of `level`: L0 is the top; a level below L0 takes that of
+    // the nearest level of the tree at or below it, or the bottom's.
+    const std::vector<int>& levels = cf.tree.levels;
+    if (level == 0) return cf.allocation.levels.back();
+    size_t slot = 0;
+    for (size_t i = 0; i + 1 < levels.size(); ++i) {
+      if (levels[i] >= level) slot = i;
+    }
+    return cf.allocation.levels[slot];
   }
 
-  const int64_t millibits_;
-  const int64_t ratio_millis_;
-  const LevelAwareChoice choice_;
-  // mutable members above uniform_: its initializer uses them.
-  mutable std::array<std::once_flag, kMaxTreeLevels> allocation_once_;
-  mutable std::array<LevelAllocation, kMaxTreeLevels> allocations_;
+  const Settings settings_;
   const FilterChoice uniform_;
-  // What builds have shown of the tree, shared by every table's builder.
-  mutable std::atomic<int> shallowest_{INT_MAX};
-  mutable std::atomic<int> deepest_{0};
+  mutable std::atomic<bool> no_bottom_filters_{false};
+  mutable std::mutex column_families_mutex_;
+  mutable std::map<const ColumnFamilyObservations*,
+                   std::unique_ptr<ColumnFamily>>
+      column_families_;
   mutable std::array<FprBalance, kMaxTreeLevels + 1> memory_balances_;
 };
+
+// "hits=0.9" or "learn=false" after the positional fields.
+RocksStatus ParseNamedField(std::string_view field, Settings* settings) {
+  const size_t eq = field.find('=');
+  const std::string_view name = field.substr(0, eq);
+  const std::string_view value = field.substr(eq + 1);
+  if (name == "hits") {
+    int64_t millis;
+    if (!ParseDecimalMillis(value, &millis) || millis > 999) {
+      return RocksStatus::InvalidArgument(
+          "hits \"" + std::string(value) +
+          "\" is not the expected fraction of lookups that find their key, "
+          "a decimal in 0..0.999 such as 0.9");
+    }
+    settings->hit_millis = millis;
+    return RocksStatus::OK();
+  }
+  if (name == "learn") {
+    if (value != "true" && value != "false") {
+      return RocksStatus::InvalidArgument("learn \"" + std::string(value) +
+                                          "\" is not true or false");
+    }
+    settings->learn = value == "true";
+    return RocksStatus::OK();
+  }
+  return RocksStatus::InvalidArgument("unknown field \"" + std::string(field) +
+                                      "\"; the named fields are hits=<0..0.999>"
+                                      " and learn=<true|false>");
+}
 
 }  // namespace
 
 RocksStatus NewLevelAware(const std::vector<std::string_view>& fields,
                           std::unique_ptr<const FilterPolicy>* policy) {
   constexpr char kUsage[] =
-      "<avg_bits_per_key>[:<size_ratio>][:default|cpu_lean|portable]";
-  int64_t ratio_millis = kDefaultSizeRatioMillis;
-  LevelAwareChoice choice = LevelAwareChoice::kDefault;
-  int64_t millibits;
-  RocksStatus s = ParseBloomSizedFields(fields, 3, kUsage, &millibits);
+      "<avg_bits_per_key>[:<size_ratio>][:default|cpu_lean|portable]"
+      "[:hits=<0..0.999>][:learn=<true|false>]";
+  // The positional fields, then the named ones (name=value).
+  size_t positional = 0;
+  while (positional < fields.size() &&
+         fields[positional].find('=') == std::string_view::npos) {
+    ++positional;
+  }
+  Settings settings;
+  for (size_t i = positional; i < fields.size(); ++i) {
+    if (fields[i].find('=') == std::string_view::npos) {
+      return RocksStatus::InvalidArgument(
+          "\"" + std::string(fields[i]) +
+          "\" follows a named field; expected " + kUsage);
+    }
+    RocksStatus s = ParseNamedField(fields[i], &settings);
+    if (!s.ok()) return s;
+  }
+  const std::vector<std::string_view> head(fields.begin(),
+                                           fields.begin() + positional);
+  RocksStatus s = ParseBloomSizedFields(head, 3, kUsage, &settings.millibits);
   if (!s.ok()) return s;
   // After the bits: a size ratio, a choice, or a ratio then a choice.
   size_t next = 1;
-  if (next < fields.size() && !ParseLevelAwareChoice(fields[next], &choice)) {
-    if (!ParseDecimalMillis(fields[next], &ratio_millis)) {
+  if (next < head.size() &&
+      !ParseLevelAwareChoice(head[next], &settings.choice)) {
+    if (!ParseDecimalMillis(head[next], &settings.ratio_millis)) {
       return RocksStatus::InvalidArgument(
-          "size ratio \"" + std::string(fields[next]) +
+          "size ratio \"" + std::string(head[next]) +
           "\" is not a decimal like 10 or 8.5, nor a choice (default, "
           "cpu_lean, portable)");
     }
     ++next;
-    if (next < fields.size() &&
-        !ParseLevelAwareChoice(fields[next], &choice)) {
+    if (next < head.size() &&
+        !ParseLevelAwareChoice(head[next], &settings.choice)) {
       return RocksStatus::InvalidArgument(
-          "choice \"" + std::string(fields[next]) +
+          "choice \"" + std::string(head[next]) +
           "\" is not one of default, cpu_lean, portable");
     }
   }
-  if (next + 1 < fields.size()) {
+  if (next + 1 < head.size()) {
     return RocksStatus::InvalidArgument(std::string("expected ") + kUsage);
   }
   // The allocation's own limits decide what is valid.
   LevelAllocation check;
   const Status valid =
-      AllocateLevelBits(static_cast<double>(millibits) / 1000,
-                        static_cast<double>(ratio_millis) / 1000, 1, &check);
+      AllocateLevelBits(settings.BitsPerKey(), settings.SizeRatio(), 1, &check);
   if (!valid.ok()) return RocksStatus::InvalidArgument(valid.message());
-  policy->reset(new LevelAwarePolicy(millibits, ratio_millis, choice));
+  policy->reset(new LevelAwarePolicy(settings));
   return s;
 }
 

@@ -1,27 +1,35 @@
 // sstfilter/level_allocation.h: filter memory and kind per level of an LSM
 // tree, from one cost model.
 //
-// An absent-key lookup consults one filter per level, so its expected
-// wasted reads are the sum of the levels' FPRs. Monkey (Dayan, Athanassoulis,
-// Idreos, "Monkey: Optimal Navigable Key-Value Store", SIGMOD 2017) showed
-// that the sum is smallest, for a given total memory, when each level's FPR
-// is proportional to its number of entries: about log2(T) more bits per key
-// (times the kind's overhead over the information-theoretic minimum) for
-// each level up. Here the same optimum is found numerically over the
-// measured bits/key -> FPR curves of several kinds of filter, and each
-// level also gets its kind.
+// Monkey (Dayan, Athanassoulis, Idreos, "Monkey: Optimal Navigable
+// Key-Value Store", SIGMOD 2017): a lookup's wasted reads are the sum, over
+// the filters it consults, of their FPRs, and for a given total memory the
+// sum is smallest when each level's FPR is proportional to its entries over
+// the absent-key probes that reach it. Here that optimum is found
+// numerically over the measured bits/key -> FPR curves of several kinds of
+// filter, and each level also gets its kind.
 //
-// The cost model. Per level i (share s_i of the keys; build weight w_i, the
-// times a key written to the tree is built into a filter of level i):
+// The cost model. Per level i (share s_i of the filters' entries; a_i, the
+// absent-key probes that reach its filters per lookup; build weight w_i,
+// the times a key written to the tree is built into a filter of level i):
 //
-//   minimise  sum_i fpr_k(i)(b_i)                     wasted reads per lookup
+//   minimise  sum_i a_i * fpr_k(i)(b_i)               wasted reads per lookup
 //   subject   sum_i s_i * b_i        <= average bits   filter memory
 //             sum_i w_i * build_k(i)(b_i) <= max_build_ns  filter build CPU
 //
+// a_i is where the workload enters. Monkey's model, every lookup absent and
+// consulting every level, is a_i = 1. A lookup that finds its key at level
+// j consults the levels above j and stops, so with a fraction h of lookups
+// finding their key (uniformly over the entries) a_i = (1 - h) + h * (share
+// of entries below level i): the bottom level's filter serves only the
+// absent lookups (Monkey's paper separates zero-result and non-zero-result
+// lookups the same way). Measured a_i (sstfilter/workload.h) replace the
+// model when the readers have seen enough probes.
+//
 // Memory is held for a filter's whole life, so it weighs by the share of
-// keys a level holds; build CPU is paid each time a level is rewritten, so
-// it weighs by how often, whatever the level's size. That is RocksDB's own
-// reasoning for Ribbon (a filter that lives long enough repays its build
+// entries a level holds; build CPU is paid each time a level is rewritten,
+// so it weighs by how often, whatever the level's size. That is RocksDB's
+// own reasoning for Ribbon (a filter that lives long enough repays its build
 // CPU in memory; filter_policy.h, and the Ribbon blog post of 2021): the
 // bottom levels hold most of the memory and are rewritten least often per
 // key held, the levels above are small and rewritten all the time. The
@@ -29,7 +37,8 @@
 // compaction into level i rewrites, per key it brings, about half of the T
 // overlapping keys already there, so w = (T + 1) / 2 for every level below
 // L0. Both constraints are met through two Lagrange multipliers: per level,
-// the (kind, bits) minimising fpr + lambda * s_i * b + mu * w_i * build(b).
+// the (kind, bits) minimising a_i * fpr + lambda * s_i * b
+// + mu * w_i * build(b).
 #pragma once
 
 #include <cstdint>
@@ -126,10 +135,16 @@ FilterChoice BestFilterFor(double bits_per_key);
 // the models of this release; tests hold it to the measured tables).
 double CuckooCrossoverBitsPerKey();
 
-// Per-level filters for a tree of `num_levels` levels whose sizes grow by
-// `size_ratio` per level (level i from the bottom holds a share
-// proportional to size_ratio^-i), minimising the sum of the levels' model
-// FPRs at an average of `average_bits_per_key` over all entries.
+// One level of a tree as the allocation sees it.
+struct LevelLoad {
+  double entry_share = 0;    // s_i: share of all filter entries it holds
+  double absent_probes = 1;  // a_i: absent-key probes reaching it, relative
+  double build_weight = 1;   // w_i: LevelBuildWeight
+};
+
+// Per-level filters for a tree, minimising the sum of the levels' absent
+// probes times their model FPRs at an average of `average_bits_per_key`
+// over all entries.
 struct LevelAllocation {
   // Per level, index 0 = the bottom (largest) level.
   std::vector<FilterChoice> levels;
@@ -164,6 +179,29 @@ Status AllocateLevels(const LevelCostModel& model, double average_bits_per_key,
                       double size_ratio, uint32_t num_levels,
                       LevelAllocation* out);
 
+// The same over any tree: `levels_from_bottom[0]` is the bottom (largest)
+// level, the last is L0; entry shares are normalised to sum to 1, and
+// absent probes may be in any unit (only their ratios matter). A level no
+// absent probe reaches gets the smallest filter. At most
+// LevelAllocationLimits::kMaxLevels levels, at least one with a positive
+// share and one with positive absent probes.
+Status AllocateTree(const LevelCostModel& model, double average_bits_per_key,
+                    const std::vector<LevelLoad>& levels_from_bottom,
+                    LevelAllocation* out);
+
+// The loads of a tree of `num_levels` levels growing by `size_ratio`
+// (LevelShare, LevelBuildWeight), each reached by
+// ModelAbsentProbes(shares, hit_fraction).
+std::vector<LevelLoad> TShapedLoads(double size_ratio, uint32_t num_levels,
+                                    double hit_fraction);
+
+// The model's absent-key probes per lookup at each level (index 0 =
+// bottom) when a fraction `hit_fraction` of lookups find their key, spread
+// over the entries as `entry_shares_from_bottom` says: (1 - h) + h * (share
+// below the level).
+std::vector<double> ModelAbsentProbes(
+    const std::vector<double>& entry_shares_from_bottom, double hit_fraction);
+
 // AllocateLevels over this library's two kinds, with no CPU cap.
 Status AllocateLevelBits(double average_bits_per_key, double size_ratio,
                          uint32_t num_levels, LevelAllocation* out);
@@ -176,8 +214,7 @@ double LevelShare(double size_ratio, uint32_t num_levels, uint32_t level);
 // `level` (0 = bottom): 1 for the top level of a tree of two or more (L0,
 // written by flushes), (size_ratio + 1) / 2 for every other level. A tree
 // of one level is one level built by compactions or ingestion: weight 1.
-double LevelBuildWeight(double size_ratio, uint32_t num_levels,
-                        uint32_t level);
+double LevelBuildWeight(double size_ratio, uint32_t num_levels, uint32_t level);
 
 // The build CPU of `levels` (index 0 = bottom) under `model`, ns per key
 // written: sum of LevelBuildWeight * the level's kind's BuildCost. A level

@@ -94,8 +94,10 @@
 // Under that name the policies read and write only sstfilter's blocks.
 #pragma once
 
+#include <memory>
 #include <string>
 
+#include "rocksdb/listener.h"
 #include "rocksdb/utilities/object_registry.h"
 
 // The CompatibilityName() of every sstfilter policy (the suffix of the
@@ -115,3 +117,17 @@ inline constexpr char kSstfilterCompatibilityName[] = "sstfilter";
 //       *ROCKSDB_NAMESPACE::ObjectLibrary::Default(), "");
 extern "C" int RegisterSstfilterPolicies(
     ROCKSDB_NAMESPACE::ObjectLibrary& library, const std::string& arg);
+
+namespace sstfilter {
+
+// The listener that shows sstfilter.LevelAware the tree as it is: before
+// every flush and compaction builds tables it reads the column family's
+// levels (entries per level; DB::GetAllColumnFamilyMetaData), so each
+// table's bits come from the real level sizes, from the first table built
+// after DB::Open. One line per DB:
+//   options.listeners.push_back(sstfilter::NewLevelAwareListener());
+// Without it LevelAware assumes levels growing by its size ratio T, learned
+// from the tables it builds. Harmless with any other policy.
+std::shared_ptr<ROCKSDB_NAMESPACE::EventListener> NewLevelAwareListener();
+
+}  // namespace sstfilter

@@ -1,0 +1,97 @@
+// What LevelAware learns in a running process, around RocksDB's interfaces
+// (the learned state itself is sstfilter/workload.h, the allocation
+// sstfilter/level_allocation.h):
+//
+// - Column families. Builders tell column families apart by
+//   (info_log, column family name) (FilterBuildingContext); each such pair
+//   has one ColumnFamilyObservations, whichever policy objects serve it.
+// - Tables. A reader gets only the block's bytes. So a builder registers
+//   each block it finishes by a fingerprint of its bytes (TableFingerprint)
+//   with the table's column family, level at creation, entries and model
+//   FPR; a reader made for a registered block samples its probes into that
+//   column family's LevelWorkload. Blocks not registered (written before
+//   the process started, or by another policy) are read as before, and not
+//   sampled. Registrations are memory only and bounded (kMaxTables, oldest
+//   dropped first).
+// - The tree as it is. LevelAwareListener (NewLevelAwareListener() in
+//   sstfilter/rocksdb_plugin.h), added to DBOptions::listeners, reads the
+//   column family's levels (entries per level) before every flush and
+//   compaction builds tables; without it the policy assumes levels growing
+//   by T.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "filter_bits.h"
+#include "rocksdb/listener.h"
+#include "sstfilter/workload.h"
+
+namespace sstfilter::rocksdb_plugin {
+
+// What is known of one column family of one DB in this process.
+class ColumnFamilyObservations {
+ public:
+  using LevelEntries = std::array<uint64_t, LevelWorkload::kMaxLevels>;
+
+  // The one for (info_log, cf_name), made on first use. Never null.
+  static std::shared_ptr<ColumnFamilyObservations> For(
+      const void* info_log, const std::string& cf_name);
+
+  LevelWorkload& workload() { return workload_; }
+
+  // The listener's view of the tree: entries per level, and the entries of
+  // the last flush (L0's share when L0 is empty between compactions).
+  void SetTree(const LevelEntries& entries);
+  void SetFlushEntries(uint64_t entries) {
+    flush_entries_.store(entries, std::memory_order_relaxed);
+  }
+  // False if no listener has reported the tree.
+  bool Tree(LevelEntries* entries, uint64_t* flush_entries) const;
+  // Changes whenever the tree does.
+  uint64_t tree_version() const {
+    return tree_version_.load(std::memory_order_acquire);
+  }
+
+ private:
+  LevelWorkload workload_;
+  mutable std::mutex mutex_;  // guards tree_
+  LevelEntries tree_{};
+  bool has_tree_ = false;
+  std::atomic<uint64_t> flush_entries_{0};
+  std::atomic<uint64_t> tree_version_{0};
+};
+
+// A built table as its reader needs it.
+struct TableTag {
+  std::shared_ptr<ColumnFamilyObservations> column_family;
+  int level = 0;
+  int64_t entries = 0;
+  uint32_t absent_weight = 0;  // LevelWorkload::AbsentWeight(model FPR)
+};
+
+// The fingerprint of a filter block: a hash of its size, its first and its
+// last 64 bytes (the filter's bits there depend on its keys).
+uint64_t TableFingerprint(std::string_view block);
+
+// Registers `block` as built with `tag`; LookUpTable finds it (or null).
+void RegisterTable(std::string_view block, std::shared_ptr<const TableTag> tag);
+std::shared_ptr<const TableTag> LookUpTable(std::string_view block);
+
+// Wraps `builder` (ours or RocksDB's; `inner_is_ours` says which) so that
+// each block it finishes is registered with `tag` (entries filled in).
+BitsBuilder* NewRegisteringBuilder(
+    ROCKSDB_NAMESPACE::FilterBitsBuilder* builder, bool inner_is_ours,
+    TableTag tag);
+
+// Wraps `reader` so that it samples its probes for `tag`'s table.
+ROCKSDB_NAMESPACE::FilterBitsReader* NewSamplingReader(
+    ROCKSDB_NAMESPACE::FilterBitsReader* reader,
+    std::shared_ptr<const TableTag> tag);
+
+}  // namespace sstfilter::rocksdb_plugin
