@@ -175,3 +175,8 @@ if(SSTFILTER_ROCKSDB_BUILD)
                          PROPERTIES LABELS rocksdb TIMEOUT 300)
   endforeach()
 endif()
+# LevelAware learning from its workload in databases RocksDB compacts.
+sstfilter_add_test(rocksdb_db_level_aware_learning_test
+  SOURCES rocksdb_db_level_aware_learning_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals
+  LABELS rocksdb)

@@ -1,12 +1,15 @@
 // Specification of what LevelAware learns of a workload (sstfilter/
-// workload.h): absent probes per sampled entry per level, decaying by half
-// at each refresh, nothing until every level asked about has samples, and
-// nothing after Forget.
+// workload.h): absent probes per sampled entry per level and key bucket,
+// decaying by half at each refresh, nothing until every level asked about
+// has samples, and nothing after Forget; tables of hot key ranges get a
+// density factor above 1, cold ones below, with the level's memory kept.
 #include "sstfilter/workload.h"
 
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -25,14 +28,14 @@ Levels LevelsOf(std::initializer_list<int> levels) {
 // filter of model FPR 0 (each "no" one absent probe).
 void Record(LevelWorkload& w, int level, int absent, int hits) {
   const uint32_t weight = LevelWorkload::AbsentWeight(0);
-  for (int i = 0; i < absent; ++i) w.RecordSample(level, weight);
-  for (int i = 0; i < hits; ++i) w.RecordSample(level, 0);
+  for (int i = 0; i < absent; ++i) w.RecordSample(level, "", weight);
+  for (int i = 0; i < hits; ++i) w.RecordSample(level, "", 0);
 }
 
 TEST(LevelWorkload, LearnsAbsentProbesPerSampledEntry) {
   LevelWorkload w;
-  w.AddSampledEntries(0, 1000);
-  w.AddSampledEntries(3, 100000);
+  w.AddSampledEntries(0, 0, 0, 1000);
+  w.AddSampledEntries(3, 0, 0, 100000);
   // L0: 400 absent probes over 1,000 entries; L3: 100 absent and 300 hits
   // over 100,000.
   Record(w, 0, 400, 0);
@@ -57,7 +60,7 @@ TEST(LevelWorkload, NothingLearnedUntilEveryLevelAskedHasSamples) {
   LevelWorkload w;
   std::array<double, LevelWorkload::kMaxLevels> density;
   EXPECT_FALSE(w.Densities(LevelsOf({0}), &density));
-  w.AddSampledEntries(1, 1000);
+  w.AddSampledEntries(1, 0, 0, 1000);
   Record(w, 1, LevelWorkload::kRefreshSamples - 1, 0);
   EXPECT_FALSE(w.MaybeRefresh());  // one sample short
   Record(w, 1, 1, 0);
@@ -69,12 +72,12 @@ TEST(LevelWorkload, NothingLearnedUntilEveryLevelAskedHasSamples) {
 
 TEST(LevelWorkload, EachRefreshKeepsHalfTheOldDensity) {
   LevelWorkload w;
-  w.AddSampledEntries(2, 1000);
+  w.AddSampledEntries(2, 0, 0, 1000);
   Record(w, 2, LevelWorkload::kRefreshSamples, 0);
   ASSERT_TRUE(w.MaybeRefresh());
   const uint64_t version = w.version();
   // The workload stops reaching L2 (every sample elsewhere).
-  w.AddSampledEntries(1, 1000);
+  w.AddSampledEntries(1, 0, 0, 1000);
   std::array<double, LevelWorkload::kMaxLevels> density;
   const double first = LevelWorkload::kRefreshSamples / 1000.0;
   for (int refresh = 1; refresh <= 3; ++refresh) {
@@ -88,7 +91,7 @@ TEST(LevelWorkload, EachRefreshKeepsHalfTheOldDensity) {
 
 TEST(LevelWorkload, ForgetDropsWhatWasLearned) {
   LevelWorkload w;
-  w.AddSampledEntries(0, 10);
+  w.AddSampledEntries(0, 0, 0, 10);
   Record(w, 0, LevelWorkload::kRefreshSamples, 0);
   ASSERT_TRUE(w.MaybeRefresh());
   const uint64_t version = w.version();
@@ -101,7 +104,7 @@ TEST(LevelWorkload, ForgetDropsWhatWasLearned) {
 
 TEST(LevelWorkload, RecordsFromManyThreadsAllCount) {
   LevelWorkload w;
-  w.AddSampledEntries(4, 4000);
+  w.AddSampledEntries(4, 0, 0, 4000);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&w] { Record(w, 4, 1000, 1000); });
@@ -111,6 +114,81 @@ TEST(LevelWorkload, RecordsFromManyThreadsAllCount) {
   std::array<double, LevelWorkload::kMaxLevels> density;
   ASSERT_TRUE(w.Densities(LevelsOf({4}), &density));
   EXPECT_NEAR(density[4], 4000.0 / 4000, 1e-9);
+}
+
+// db_bench's keys: the number in 8 big-endian bytes, then 8 '0's.
+std::string DbBenchKey(uint64_t i) {
+  std::string key(16, '0');
+  for (int byte = 0; byte < 8; ++byte) {
+    key[byte] = static_cast<char>(i >> (8 * (7 - byte)));
+  }
+  return key;
+}
+
+TEST(LevelWorkload, BucketsSliceTheKeySpaceInKeyOrder) {
+  LevelWorkload w;
+  EXPECT_EQ(w.BucketOf(DbBenchKey(5)), 0);  // no key range yet
+  w.ObserveKeyRange(DbBenchKey(0), DbBenchKey(3200000));
+  int previous = 0;
+  for (uint64_t i = 0; i <= 3200000; i += 1000) {
+    const int bucket = w.BucketOf(DbBenchKey(i));
+    EXPECT_GE(bucket, previous);
+    previous = bucket;
+  }
+  EXPECT_EQ(w.BucketOf(DbBenchKey(0)), 0);
+  EXPECT_EQ(w.BucketOf(DbBenchKey(100000)), 1);
+  EXPECT_EQ(w.BucketOf(DbBenchKey(1650000)), 16);
+  EXPECT_EQ(w.BucketOf(DbBenchKey(3200000)), LevelWorkload::kBuckets - 1);
+  // Keys outside fall into the end buckets.
+  EXPECT_EQ(w.BucketOf(DbBenchKey(9000000)), LevelWorkload::kBuckets - 1);
+}
+
+TEST(LevelWorkload, HotRangeTablesGetAFactorAboveOneAndColdOnesBelow) {
+  LevelWorkload w;
+  w.ObserveKeyRange(DbBenchKey(0), DbBenchKey(3200000));
+  constexpr int kHot = 4;  // buckets 0..3 of 32: an eighth of the keys
+  for (int b = 0; b < LevelWorkload::kBuckets; ++b) {
+    w.AddSampledEntries(3, b, b, 10000);
+  }
+  const uint32_t weight = LevelWorkload::AbsentWeight(0);
+  // 90% of the absent probes in the hot eighth.
+  for (uint64_t i = 0; i < 9000; ++i) {
+    w.RecordSample(3, DbBenchKey(i * 100000 / 9000 * kHot), weight);
+  }
+  for (uint64_t i = 0; i < 1000; ++i) {
+    w.RecordSample(3, DbBenchKey(400000 + i * 2800), weight);
+  }
+  ASSERT_TRUE(w.MaybeRefresh());
+  const double hot = w.TableDensityFactor(3, 1, 1);
+  const double cold = w.TableDensityFactor(3, 20, 20);
+  // Per entry the hot eighth draws 63 times the rest's probes; most
+  // entries are cold, so their factor stays near 1 and the hot ones' is
+  // large: about 37 and 0.6.
+  EXPECT_GT(hot, 20);
+  EXPECT_LT(cold, 0.7);
+  EXPECT_GT(cold, 0.5);
+  // Memory stays the level's: the factors' log, weighted by entries,
+  // averages 0.
+  double log_sum = 0;
+  for (int b = 0; b < LevelWorkload::kBuckets; ++b) {
+    log_sum += std::log(w.TableDensityFactor(3, b, b));
+  }
+  EXPECT_NEAR(log_sum / LevelWorkload::kBuckets, 0, 1e-9);
+  // Nothing learned of a level: factor 1.
+  EXPECT_EQ(w.TableDensityFactor(2, 0, 0), 1.0);
+}
+
+TEST(LevelWorkload, SampledEntriesComeBackExactlyWhenReadersGo) {
+  LevelWorkload w;
+  w.ObserveKeyRange(DbBenchKey(0), DbBenchKey(3200000));
+  w.AddSampledEntries(1, 3, 9, 1001);
+  w.AddSampledEntries(1, 3, 9, -1001);
+  w.AddSampledEntries(1, 0, 0, 10);
+  Record(w, 1, LevelWorkload::kRefreshSamples, 0);  // all in bucket 0
+  ASSERT_TRUE(w.MaybeRefresh());
+  std::array<double, LevelWorkload::kMaxLevels> density;
+  ASSERT_TRUE(w.Densities(LevelsOf({1}), &density));
+  EXPECT_NEAR(density[1], LevelWorkload::kRefreshSamples / 10.0, 1e-9);
 }
 
 }  // namespace

@@ -530,6 +530,43 @@ double TreeBuildNs(const LevelCostModel& model,
   return ns;
 }
 
+FilterChoice TableChoice(const KindModel& kind, const FilterChoice& level,
+                         double density_factor, double max_bits_per_key) {
+  if (!(density_factor > 0) || std::abs(std::log(density_factor)) < 0.01) {
+    return level;
+  }
+  // The best point of the kind within `bits`, or its smallest.
+  auto within = [&kind](double bits) {
+    if (kind.within) return kind.within(bits);
+    const FilterChoice* best = nullptr;
+    const FilterChoice* smallest = nullptr;
+    for (const FilterChoice& c : kind.points) {
+      if (smallest == nullptr || c.bits_per_key < smallest->bits_per_key) {
+        smallest = &c;
+      }
+      if (c.bits_per_key <= bits && (best == nullptr || c.fpr < best->fpr)) {
+        best = &c;
+      }
+    }
+    return best != nullptr       ? *best
+           : smallest != nullptr ? *smallest
+                                 : FilterChoice{};
+  };
+  // The FPR's fall per bit near the level's bits, from the curve itself
+  // (about ln 2 / 1.04 for Ribbon, less for Bloom kinds); at least a
+  // tenth, so a flat stretch of the curve cannot send a table far.
+  const double b = level.bits_per_key;
+  const double fpr_below = within(b - 0.5).fpr;
+  const double fpr_above = within(b + 0.5).fpr;
+  const double fall = std::max(
+      fpr_above > 0 && fpr_below > 0 ? std::log(fpr_below / fpr_above) : 0,
+      0.1);
+  const double target =
+      std::clamp(b + std::log(density_factor) / fall,
+                 LevelAllocation::kMinBitsPerKey, max_bits_per_key);
+  return within(target);
+}
+
 std::vector<double> ModelAbsentProbes(
     const std::vector<double>& entry_shares_from_bottom, double hit_fraction) {
   const double h = std::clamp(hit_fraction, 0.0, 1.0);

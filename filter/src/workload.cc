@@ -13,20 +13,94 @@ uint32_t LevelWorkload::AbsentWeight(double fpr) {
   return static_cast<uint32_t>(std::lround(kWeightUnit / pass));
 }
 
+uint64_t LevelWorkload::Prefix8(std::string_view key, size_t offset) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < 8; ++i) {
+    const size_t at = offset + i;
+    value = (value << 8) |
+            (at < key.size() ? static_cast<unsigned char>(key[at]) : 0u);
+  }
+  return value;
+}
+
+int LevelWorkload::BucketOf(std::string_view key) const {
+  const uint64_t high = key_space_.high.load(std::memory_order_relaxed);
+  if (high == 0) return 0;
+  const uint64_t low = key_space_.low.load(std::memory_order_relaxed);
+  const uint64_t value =
+      Prefix8(key, key_space_.offset.load(std::memory_order_relaxed));
+  if (value <= low) return 0;
+  if (value >= high) return kBuckets - 1;
+  return static_cast<int>(static_cast<unsigned __int128>(value - low) *
+                          kBuckets / (high - low));
+}
+
+void LevelWorkload::ObserveKeyRange(std::string_view smallest,
+                                    std::string_view largest) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const bool first = key_space_.high.load() == 0;
+  if (!first && smallest >= smallest_ && largest <= largest_) return;
+  if (first || smallest < smallest_) smallest_ = std::string(smallest);
+  if (first || largest > largest_) largest_ = std::string(largest);
+  size_t offset = 0;
+  while (offset < smallest_.size() && offset < largest_.size() &&
+         smallest_[offset] == largest_[offset]) {
+    ++offset;
+  }
+  const uint64_t low = Prefix8(smallest_, offset);
+  const uint64_t high = std::max(Prefix8(largest_, offset), low + 1);
+  const uint64_t old_low = key_space_.low.load();
+  const uint64_t old_high = key_space_.high.load();
+  const uint64_t bucket = (old_high - old_low) / kBuckets;
+  // The buckets now slice another range: what was learned per bucket no
+  // longer describes them, unless the ends moved by less than a bucket.
+  if (!first && (offset != key_space_.offset.load() || old_low - low > bucket ||
+                 high - old_high > bucket)) {
+    for (auto& level : bucket_learned_) level.fill(false);
+  }
+  key_space_.offset.store(static_cast<uint32_t>(offset));
+  key_space_.low.store(low);
+  key_space_.high.store(high);
+}
+
+void LevelWorkload::AddSampledEntries(int level, int first_bucket,
+                                      int last_bucket, int64_t delta) {
+  first_bucket = std::clamp(first_bucket, 0, kBuckets - 1);
+  last_bucket = std::clamp(last_bucket, first_bucket, kBuckets - 1);
+  const int64_t buckets = last_bucket - first_bucket + 1;
+  const int64_t each = delta / buckets;
+  auto& cells = cells_[Clamp(level)];
+  for (int b = first_bucket; b <= last_bucket; ++b) {
+    const int64_t share =
+        b == first_bucket ? delta - each * (buckets - 1) : each;
+    cells[b].sampled_entries.fetch_add(share, std::memory_order_relaxed);
+  }
+}
+
 bool LevelWorkload::MaybeRefresh() {
   if (pending_.load(std::memory_order_relaxed) < kRefreshSamples) return false;
   std::lock_guard<std::mutex> lock(mutex_);
   if (pending_.load(std::memory_order_relaxed) < kRefreshSamples) return false;
   pending_.store(0, std::memory_order_relaxed);
   for (int level = 0; level < kMaxLevels; ++level) {
-    Slot& slot = slots_[level];
-    const uint64_t weight =
-        slot.absent_weight.exchange(0, std::memory_order_relaxed);
-    const int64_t entries =
-        slot.sampled_entries.load(std::memory_order_relaxed);
-    if (entries <= 0) continue;  // nothing sampled there: keep what was
-    const double density = static_cast<double>(weight) / kWeightUnit /
-                           static_cast<double>(entries);
+    double level_weight = 0, level_entries = 0;
+    for (int b = 0; b < kBuckets; ++b) {
+      Cell& cell = cells_[level][b];
+      const double weight = static_cast<double>(cell.absent_weight.exchange(
+                                0, std::memory_order_relaxed)) /
+                            kWeightUnit;
+      const int64_t entries =
+          cell.sampled_entries.load(std::memory_order_relaxed);
+      if (entries <= 0) continue;  // nothing sampled there: keep what was
+      level_weight += weight;
+      level_entries += static_cast<double>(entries);
+      const double density = weight / static_cast<double>(entries);
+      double& learned = bucket_density_[level][b];
+      learned = bucket_learned_[level][b] ? (learned + density) / 2 : density;
+      bucket_learned_[level][b] = true;
+    }
+    if (level_entries <= 0) continue;
+    const double density = level_weight / level_entries;
     density_[level] =
         learned_[level] ? (density_[level] + density) / 2 : density;
     learned_[level] = true;
@@ -38,7 +112,7 @@ bool LevelWorkload::MaybeRefresh() {
 
 bool LevelWorkload::Densities(
     const std::array<bool, kMaxLevels>& levels_with_entries,
-    std::array<double, kMaxLevels>* densities) const {
+    PerLevel* densities) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (refreshes_ == 0) return false;
   for (int level = 0; level < kMaxLevels; ++level) {
@@ -48,12 +122,43 @@ bool LevelWorkload::Densities(
   return true;
 }
 
+double LevelWorkload::TableDensityFactor(int level, int first_bucket,
+                                         int last_bucket) const {
+  level = Clamp(level);
+  first_bucket = std::clamp(first_bucket, 0, kBuckets - 1);
+  last_bucket = std::clamp(last_bucket, first_bucket, kBuckets - 1);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!learned_[level] || !(density_[level] > 0)) return 1;
+  const double floor = density_[level] / 64;
+  auto density_of = [&](int b) {
+    return std::max(
+        bucket_learned_[level][b] ? bucket_density_[level][b] : density_[level],
+        floor);
+  };
+  double log_sum = 0, entries_sum = 0;
+  for (int b = 0; b < kBuckets; ++b) {
+    const int64_t entries =
+        cells_[level][b].sampled_entries.load(std::memory_order_relaxed);
+    if (entries <= 0) continue;
+    log_sum += static_cast<double>(entries) * std::log(density_of(b));
+    entries_sum += static_cast<double>(entries);
+  }
+  if (!(entries_sum > 0)) return 1;
+  double table = 0;
+  for (int b = first_bucket; b <= last_bucket; ++b) table += density_of(b);
+  table /= last_bucket - first_bucket + 1;
+  return std::exp(std::log(table) - log_sum / entries_sum);
+}
+
 void LevelWorkload::Forget() {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (Slot& slot : slots_) {
-    slot.absent_weight.store(0, std::memory_order_relaxed);
+  for (auto& level : cells_) {
+    for (Cell& cell : level) {
+      cell.absent_weight.store(0, std::memory_order_relaxed);
+    }
   }
   pending_.store(0, std::memory_order_relaxed);
+  for (auto& level : bucket_learned_) level.fill(false);
   density_.fill(0);
   learned_.fill(false);
   refreshes_ = 0;

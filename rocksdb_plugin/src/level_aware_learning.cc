@@ -54,74 +54,183 @@ class TableRegistry {
   std::deque<uint64_t> order_;
 };
 
-// Forwards to the builder the policy chose, and registers each block it
-// finishes (each partition of a partitioned filter is one block).
+// Builds the table's filter and registers each block it finishes (each
+// partition of a partitioned filter is one). With a chooser it keeps the
+// keys (and, from 9.6, their alts) in the order they came, and at the
+// first Finish builds the filter the table's key range calls for from
+// them; every later partition goes to the same builder. Until then the
+// level's builder answers the sizing questions (ApproximateNumEntries,
+// CalculateSpace, EstimatedFpRate).
 class RegisteringBuilder final : public BitsBuilder {
  public:
-  RegisteringBuilder(FilterBitsBuilder* inner, bool inner_is_ours, TableTag tag)
-      : inner_(inner), inner_is_ours_(inner_is_ours), tag_(std::move(tag)) {}
-
-  void AddKey(const Slice& key) override { inner_->AddKey(key); }
-  void AddKeyAndAlt(const Slice& key, const Slice& alt) override {
-    if (inner_is_ours_) {
-      static_cast<BitsBuilder*>(inner_.get())->AddKeyAndAlt(key, alt);
-      return;
+  explicit RegisteringBuilder(TableBuild build) : build_(std::move(build)) {
+    level_.reset(build_.make(build_.level_choice, &level_is_ours_));
+    if (!build_.choose) {
+      chosen_ = level_.get();
+      chosen_is_ours_ = level_is_ours_;
     }
-#if SSTFILTER_ROCKSDB_AT_LEAST(9, 6)
-    inner_->AddKeyAndAlt(key, alt);
-#else
-    // Before 9.6 RocksDB adds prefixes with AddKey and never calls this.
-    inner_->AddKey(key);
-    inner_->AddKey(alt);
-#endif
+  }
+
+  void AddKey(const Slice& key) override {
+    SeeKey(key);
+    if (chosen_ != nullptr) {
+      chosen_->AddKey(key);
+    } else {
+      Keep(key, Slice(), false);
+    }
+  }
+  void AddKeyAndAlt(const Slice& key, const Slice& alt) override {
+    SeeKey(key);
+    if (chosen_ != nullptr) {
+      AddKeyAndAltTo(chosen_, chosen_is_ours_, key, alt);
+    } else {
+      Keep(key, alt, true);
+      ++kept_alts_;
+    }
   }
   size_t EstimateEntriesAdded() override {
-    return inner_->EstimateEntriesAdded();
+    return chosen_ != nullptr ? chosen_->EstimateEntriesAdded()
+                              : kept_.size() + kept_alts_;
   }
   Slice Finish(std::unique_ptr<const char[]>* buf) override {
-    const size_t entries = inner_->EstimateEntriesAdded();
-    return Registered(inner_->Finish(buf), entries);
+    FilterBitsBuilder* builder = Ready();
+    const size_t entries = builder->EstimateEntriesAdded();
+    return Registered(builder->Finish(buf), entries);
   }
   Slice Finish(std::unique_ptr<const char[]>* buf,
                RocksStatus* status) override {
-    const size_t entries = inner_->EstimateEntriesAdded();
-    return Registered(inner_->Finish(buf, status), entries);
+    FilterBitsBuilder* builder = Ready();
+    const size_t entries = builder->EstimateEntriesAdded();
+    return Registered(builder->Finish(buf, status), entries);
   }
   RocksStatus MaybePostVerify(const Slice& filter_content) override {
-    return inner_->MaybePostVerify(filter_content);
+    return Sizing()->MaybePostVerify(filter_content);
   }
   size_t ApproximateNumEntries(size_t bytes) override {
-    return inner_->ApproximateNumEntries(bytes);
+    return Sizing()->ApproximateNumEntries(bytes);
   }
   size_t CalculateSpace(size_t num_entries) override {
-    if (inner_is_ours_) {
-      return static_cast<BitsBuilder*>(inner_.get())
-          ->CalculateSpace(num_entries);
+    FilterBitsBuilder* b = Sizing();
+    if (SizingIsOurs()) {
+      return static_cast<BitsBuilder*>(b)->CalculateSpace(num_entries);
     }
-    return rocksdb_compat::BuiltinCalculateSpace(inner_.get(), num_entries);
+    return rocksdb_compat::BuiltinCalculateSpace(b, num_entries);
   }
   double EstimatedFpRate(size_t num_entries, size_t bytes) override {
-    if (inner_is_ours_) {
-      return static_cast<BitsBuilder*>(inner_.get())
-          ->EstimatedFpRate(num_entries, bytes);
+    FilterBitsBuilder* b = Sizing();
+    if (SizingIsOurs()) {
+      return static_cast<BitsBuilder*>(b)->EstimatedFpRate(num_entries, bytes);
     }
-    return rocksdb_compat::BuiltinEstimatedFpRate(inner_.get(), num_entries,
-                                                  bytes);
+    return rocksdb_compat::BuiltinEstimatedFpRate(b, num_entries, bytes);
   }
 
  private:
+  static void AddKeyAndAltTo(FilterBitsBuilder* builder, bool ours,
+                             const Slice& key, const Slice& alt) {
+    if (ours) {
+      static_cast<BitsBuilder*>(builder)->AddKeyAndAlt(key, alt);
+      return;
+    }
+#if SSTFILTER_ROCKSDB_AT_LEAST(9, 6)
+    builder->AddKeyAndAlt(key, alt);
+#else
+    // Before 9.6 RocksDB adds prefixes with AddKey and never calls this.
+    builder->AddKey(key);
+    builder->AddKey(alt);
+#endif
+  }
+
+  // The table's key range, as the keys come (whole keys and, before 9.6,
+  // prefixes too: either bounds it).
+  void SeeKey(const Slice& key) {
+    const std::string_view k = ToView(key);
+    if (!seen_key_ || k < smallest_) smallest_.assign(k.data(), k.size());
+    if (!seen_key_ || k > largest_) largest_.assign(k.data(), k.size());
+    seen_key_ = true;
+  }
+  void Keep(const Slice& key, const Slice& alt, bool has_alt) {
+    kept_.push_back({bytes_.size(), key.size(), alt.size()});
+    bytes_.append(key.data(), key.size());
+    bytes_.append(alt.data(), alt.size());
+    has_alt_.push_back(has_alt);
+  }
+
+  // The builder after the choice: made at the first Finish, fed the kept
+  // keys.
+  FilterBitsBuilder* Ready() {
+    if (seen_key_) {
+      build_.tag.column_family->workload().ObserveKeyRange(smallest_, largest_);
+    }
+    if (chosen_ == nullptr) {
+      const FilterChoice choice =
+          seen_key_ ? build_.choose(smallest_, largest_) : build_.level_choice;
+      if (SameFilter(choice, build_.level_choice)) {
+        chosen_ = level_.get();
+        chosen_is_ours_ = level_is_ours_;
+      } else {
+        own_.reset(build_.make(choice, &chosen_is_ours_));
+        chosen_ = own_.get();
+        build_.tag.absent_weight = LevelWorkload::AbsentWeight(choice.fpr);
+      }
+    }
+    for (size_t i = 0; i < kept_.size(); ++i) {
+      const Kept& k = kept_[i];
+      const Slice key(bytes_.data() + k.at, k.key_size);
+      if (has_alt_[i]) {
+        AddKeyAndAltTo(chosen_, chosen_is_ours_, key,
+                       Slice(bytes_.data() + k.at + k.key_size, k.alt_size));
+      } else {
+        chosen_->AddKey(key);
+      }
+    }
+    kept_.clear();
+    has_alt_.clear();
+    bytes_.clear();
+    kept_alts_ = 0;
+    return chosen_;
+  }
+  static bool SameFilter(const FilterChoice& a, const FilterChoice& b) {
+    return a.kind == b.kind && a.bits_per_key == b.bits_per_key &&
+           a.fingerprint_bits == b.fingerprint_bits &&
+           a.rocksdb_millibits == b.rocksdb_millibits;
+  }
+  FilterBitsBuilder* Sizing() const {
+    return chosen_ != nullptr ? chosen_ : level_.get();
+  }
+  bool SizingIsOurs() const {
+    return chosen_ != nullptr ? chosen_is_ours_ : level_is_ours_;
+  }
+
   Slice Registered(Slice block, size_t entries) {
     if (block.size() > 0 && entries > 0) {
-      auto tag = std::make_shared<TableTag>(tag_);
+      auto tag = std::make_shared<TableTag>(build_.tag);
       tag->entries = static_cast<int64_t>(entries);
+      if (seen_key_) {
+        const LevelWorkload& workload = tag->column_family->workload();
+        tag->first_bucket = workload.BucketOf(smallest_);
+        tag->last_bucket = workload.BucketOf(largest_);
+      }
       RegisterTable(ToView(block), std::move(tag));
     }
+    seen_key_ = false;  // the next partition's range
     return block;
   }
 
-  const std::unique_ptr<FilterBitsBuilder> inner_;
-  const bool inner_is_ours_;
-  const TableTag tag_;
+  struct Kept {
+    size_t at, key_size, alt_size;
+  };
+  TableBuild build_;
+  std::unique_ptr<FilterBitsBuilder> level_;  // the level's filter
+  bool level_is_ours_ = false;
+  std::unique_ptr<FilterBitsBuilder> own_;  // the table's, if another
+  FilterBitsBuilder* chosen_ = nullptr;     // null until the choice
+  bool chosen_is_ours_ = false;
+  bool seen_key_ = false;
+  std::string smallest_, largest_;
+  std::string bytes_;
+  std::vector<Kept> kept_;
+  std::vector<bool> has_alt_;
+  size_t kept_alts_ = 0;
 };
 
 // The probes each thread makes until its next sample. Per thread, so that
@@ -144,27 +253,27 @@ class SamplingReader final : public FilterBitsReader {
  public:
   SamplingReader(FilterBitsReader* inner, std::shared_ptr<const TableTag> tag)
       : inner_(inner), tag_(std::move(tag)) {
-    tag_->column_family->workload().AddSampledEntries(tag_->level,
-                                                      tag_->entries);
+    tag_->column_family->workload().AddSampledEntries(
+        tag_->level, tag_->first_bucket, tag_->last_bucket, tag_->entries);
   }
   ~SamplingReader() override {
-    tag_->column_family->workload().AddSampledEntries(tag_->level,
-                                                      -tag_->entries);
+    tag_->column_family->workload().AddSampledEntries(
+        tag_->level, tag_->first_bucket, tag_->last_bucket, -tag_->entries);
   }
   bool MayMatch(const Slice& key) override {
     const bool may_match = inner_->MayMatch(key);
-    if (SampleDue(1)) Record(may_match);
+    if (SampleDue(1)) Record(key, may_match);
     return may_match;
   }
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
     inner_->MayMatch(num_keys, keys, may_match);
-    if (num_keys > 0 && SampleDue(num_keys)) Record(may_match[0]);
+    if (num_keys > 0 && SampleDue(num_keys)) Record(*keys[0], may_match[0]);
   }
 
  private:
-  void Record(bool may_match) const {
+  void Record(const Slice& key, bool may_match) const {
     tag_->column_family->workload().RecordSample(
-        tag_->level, may_match ? 0 : tag_->absent_weight);
+        tag_->level, ToView(key), may_match ? 0 : tag_->absent_weight);
   }
 
   const std::unique_ptr<FilterBitsReader> inner_;
@@ -274,9 +383,8 @@ std::shared_ptr<const TableTag> LookUpTable(std::string_view block) {
   return TableRegistry::Get().Find(TableFingerprint(block));
 }
 
-BitsBuilder* NewRegisteringBuilder(FilterBitsBuilder* builder,
-                                   bool inner_is_ours, TableTag tag) {
-  return new RegisteringBuilder(builder, inner_is_ours, std::move(tag));
+BitsBuilder* NewRegisteringBuilder(TableBuild build) {
+  return new RegisteringBuilder(std::move(build));
 }
 
 FilterBitsReader* NewSamplingReader(FilterBitsReader* reader,

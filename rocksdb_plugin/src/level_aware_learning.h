@@ -23,6 +23,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -30,6 +31,7 @@
 
 #include "filter_bits.h"
 #include "rocksdb/listener.h"
+#include "sstfilter/level_allocation.h"
 #include "sstfilter/workload.h"
 
 namespace sstfilter::rocksdb_plugin {
@@ -73,6 +75,25 @@ struct TableTag {
   int level = 0;
   int64_t entries = 0;
   uint32_t absent_weight = 0;  // LevelWorkload::AbsentWeight(model FPR)
+  int first_bucket = 0;        // LevelWorkload::BucketOf its smallest key
+  int last_bucket = 0;         // and its largest
+};
+
+// What a registering builder is given to build one table.
+struct TableBuild {
+  TableTag tag;  // column family and level; the rest is filled in
+  // The level's filter, and a builder for any filter (`*ours` says whether
+  // it is one of this library's builders or RocksDB's).
+  FilterChoice level_choice;
+  std::function<ROCKSDB_NAMESPACE::FilterBitsBuilder*(const FilterChoice&,
+                                                      bool* ours)>
+      make;
+  // The table's own filter from its smallest and largest keys; null: the
+  // level's. When set, the builder keeps the keys until Finish and builds
+  // the chosen filter from them.
+  std::function<FilterChoice(std::string_view smallest,
+                             std::string_view largest)>
+      choose;
 };
 
 // The fingerprint of a filter block: a hash of its size, its first and its
@@ -83,11 +104,10 @@ uint64_t TableFingerprint(std::string_view block);
 void RegisterTable(std::string_view block, std::shared_ptr<const TableTag> tag);
 std::shared_ptr<const TableTag> LookUpTable(std::string_view block);
 
-// Wraps `builder` (ours or RocksDB's; `inner_is_ours` says which) so that
-// each block it finishes is registered with `tag` (entries filled in).
-BitsBuilder* NewRegisteringBuilder(
-    ROCKSDB_NAMESPACE::FilterBitsBuilder* builder, bool inner_is_ours,
-    TableTag tag);
+// A builder of `build.level_choice` (or, with `build.choose`, of the
+// table's own choice) that registers each block it finishes (each
+// partition of a partitioned filter is one) with `build.tag`.
+BitsBuilder* NewRegisteringBuilder(TableBuild build);
 
 // Wraps `reader` so that it samples its probes for `tag`'s table.
 ROCKSDB_NAMESPACE::FilterBitsReader* NewSamplingReader(

@@ -97,8 +97,7 @@ struct Tree {
 
 class LevelAwarePolicy : public PolicyBase {
  public:
-  explicit LevelAwarePolicy(const Settings& settings)
-      : settings_(settings), uniform_(UniformChoice(settings)) {}
+  explicit LevelAwarePolicy(const Settings& settings) : settings_(settings) {}
 
   const char* Name() const override { return kLevelAwareName; }
   // Defaults are left out, so that the ids of 0.1 stay canonical.
@@ -130,19 +129,44 @@ class LevelAwarePolicy : public PolicyBase {
   FilterBitsBuilder* GetBuilderWithContext(
       const FilterBuildingContext& context) const override {
     const int level = TreeLevel(context);
-    if (level < 0) return Make(uniform_, context, level);
+    if (level < 0) return Make(Uniform(), context, level);
     auto observations = ColumnFamilyObservations::For(
         context.info_log, context.column_family_name);
     ColumnFamily& cf = ColumnFamilyOf(observations.get());
     if (level > 0) cf.Learn(context, level);
     if (settings_.learn) observations->workload().MaybeRefresh();
     const FilterChoice choice = ChoiceFor(cf, *observations, level);
-    FilterBitsBuilder* builder = Make(choice, context, level);
-    if (!settings_.learn) return builder;
-    return NewRegisteringBuilder(
-        builder, !IsRocksdbKind(choice.kind),
-        TableTag{std::move(observations), level, 0,
-                 LevelWorkload::AbsentWeight(choice.fpr)});
+    if (!settings_.learn) return Make(choice, context, level);
+    TableBuild build;
+    build.tag.column_family = observations;
+    build.tag.level = level;
+    build.tag.absent_weight = LevelWorkload::AbsentWeight(choice.fpr);
+    build.level_choice = choice;
+    // The builder outlives this call, the context does not.
+    build.make = [this, context, level](const FilterChoice& c, bool* ours) {
+      *ours = !IsRocksdbKind(c.kind);
+      return Make(c, context, level);
+    };
+    if (cf.per_table_levels.load(std::memory_order_relaxed) & (1u << level)) {
+      // What the readers saw of this level's key ranges sizes the table.
+      const LevelWorkload* workload = &observations->workload();
+      const LevelCostModel& model = OneLevelModel();
+      const KindModel* kind = nullptr;
+      for (const KindModel& k : model.kinds) {
+        if (k.kind == choice.kind) kind = &k;
+      }
+      const double max_bits = model.max_bits_per_key;
+      if (kind != nullptr) {
+        build.choose = [workload, kind, choice, level, max_bits](
+                           std::string_view smallest,
+                           std::string_view largest) {
+          const double factor = workload->TableDensityFactor(
+              level, workload->BucketOf(smallest), workload->BucketOf(largest));
+          return TableChoice(*kind, choice, factor, max_bits);
+        };
+      }
+    }
+    return NewRegisteringBuilder(std::move(build));
   }
 
   ROCKSDB_NAMESPACE::FilterBitsReader* GetFilterBitsReader(
@@ -164,6 +188,9 @@ class LevelAwarePolicy : public PolicyBase {
     LevelAllocation allocation;
     uint64_t workload_version = UINT64_MAX;
     bool no_bottom_filters = false;
+    // Bit L: the allocation used learned densities, so level L's tables
+    // are sized by their key ranges (sstfilter/workload.h).
+    std::atomic<uint32_t> per_table_levels{0};
 
     void Learn(const FilterBuildingContext& context, int level) {
       StoreMin(shallowest, level);
@@ -180,12 +207,26 @@ class LevelAwarePolicy : public PolicyBase {
            kind == LevelFilterKind::kRibbon;
   }
 
-  static FilterChoice UniformChoice(const Settings& settings) {
-    LevelAllocation one;
-    AllocateLevels(CostModelFor(settings.choice, settings.BitsPerKey(),
-                                settings.SizeRatio(), 1),
-                   settings.BitsPerKey(), settings.SizeRatio(), 1, &one);
-    return one.levels[0];
+  // The choice's cost model for one level: its kinds and their curves,
+  // made when a table first needs them (RocksDB's curves are sampled from
+  // its builders once per process), so that making a policy, parsing
+  // options and DB::Open pay nothing for them.
+  const LevelCostModel& OneLevelModel() const {
+    std::call_once(one_level_once_, [this] {
+      one_level_ = CostModelFor(settings_.choice, settings_.BitsPerKey(),
+                                settings_.SizeRatio(), 1);
+      LevelAllocation one;
+      AllocateLevels(one_level_, settings_.BitsPerKey(), settings_.SizeRatio(),
+                     1, &one);
+      uniform_ = one.levels[0];
+    });
+    return one_level_;
+  }
+  // The filter of a one-level tree: tables of no level, and every table
+  // until a second level is known.
+  const FilterChoice& Uniform() const {
+    OneLevelModel();
+    return uniform_;
   }
 
   // The table's level in a leveled tree (a flush is L0), or -1 where it
@@ -280,7 +321,8 @@ class LevelAwarePolicy : public PolicyBase {
 
   // The loads of `tree`: absent probes learned, or from the model.
   std::vector<LevelLoad> LoadsOf(const Tree& tree,
-                                 const LevelWorkload& workload) const {
+                                 const LevelWorkload& workload,
+                                 bool* learned) const {
     const uint32_t n = static_cast<uint32_t>(tree.levels.size());
     std::vector<double> probes;
     std::array<bool, kMaxTreeLevels> in_tree{};
@@ -293,7 +335,8 @@ class LevelAwarePolicy : public PolicyBase {
         learned_total += probes.back();
       }
     }
-    if (!(learned_total > 0)) {
+    *learned = learned_total > 0;
+    if (!*learned) {
       probes = ModelAbsentProbes(tree.shares, settings_.HitFraction());
     }
     std::vector<LevelLoad> loads;
@@ -321,15 +364,21 @@ class LevelAwarePolicy : public PolicyBase {
         const_cast<ColumnFamilyObservations&>(observations).workload();
     std::lock_guard<std::mutex> lock(cf.mutex);
     Tree tree = CurrentTree(cf, observations, no_bottom);
-    if (tree.levels.empty()) return uniform_;  // one level so far
+    if (tree.levels.empty()) return Uniform();  // one level so far
     if (SharesMoved(tree, cf.tree) || no_bottom != cf.no_bottom_filters ||
         workload.version() != cf.workload_version) {
       const uint32_t n = static_cast<uint32_t>(tree.levels.size());
       // The arguments were checked when the policy was made.
+      bool learned = false;
+      const std::vector<LevelLoad> loads = LoadsOf(tree, workload, &learned);
       AllocateTree(CostModelFor(settings_.choice, settings_.BitsPerKey(),
                                 settings_.SizeRatio(), n),
-                   settings_.BitsPerKey(), LoadsOf(tree, workload),
-                   &cf.allocation);
+                   settings_.BitsPerKey(), loads, &cf.allocation);
+      uint32_t per_table = 0;
+      if (learned) {
+        for (int l : tree.levels) per_table |= 1u << l;
+      }
+      cf.per_table_levels.store(per_table, std::memory_order_relaxed);
       cf.tree = std::move(tree);
       cf.workload_version = workload.version();
       cf.no_bottom_filters = no_bottom;
@@ -346,7 +395,9 @@ class LevelAwarePolicy : public PolicyBase {
   }
 
   const Settings settings_;
-  const FilterChoice uniform_;
+  mutable std::once_flag one_level_once_;
+  mutable LevelCostModel one_level_;
+  mutable FilterChoice uniform_;
   mutable std::atomic<bool> no_bottom_filters_{false};
   mutable std::mutex column_families_mutex_;
   mutable std::map<const ColumnFamilyObservations*,
@@ -432,11 +483,21 @@ RocksStatus NewLevelAware(const std::vector<std::string_view>& fields,
   if (next + 1 < head.size()) {
     return RocksStatus::InvalidArgument(std::string("expected ") + kUsage);
   }
-  // The allocation's own limits decide what is valid.
-  LevelAllocation check;
-  const Status valid =
-      AllocateLevelBits(settings.BitsPerKey(), settings.SizeRatio(), 1, &check);
-  if (!valid.ok()) return RocksStatus::InvalidArgument(valid.message());
+  // The allocation's own limits decide what is valid (checked here without
+  // making an allocation: that waits for the first table).
+  using Limits = LevelAllocationLimits;
+  if (!(settings.BitsPerKey() >= Limits::kMinAverageBitsPerKey &&
+        settings.BitsPerKey() <= Limits::kMaxAverageBitsPerKey)) {
+    return RocksStatus::InvalidArgument(
+        "average bits per key must be in 1..100, not " +
+        FormatDecimalMillis(settings.millibits));
+  }
+  if (!(settings.SizeRatio() >= Limits::kMinSizeRatio &&
+        settings.SizeRatio() <= Limits::kMaxSizeRatio)) {
+    return RocksStatus::InvalidArgument(
+        "size ratio must be in 2..100, not " +
+        FormatDecimalMillis(settings.ratio_millis));
+  }
   policy->reset(new LevelAwarePolicy(settings));
   return s;
 }

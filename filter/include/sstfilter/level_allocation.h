@@ -195,6 +195,16 @@ Status AllocateTree(const LevelCostModel& model, double average_bits_per_key,
 std::vector<LevelLoad> TShapedLoads(double size_ratio, uint32_t num_levels,
                                     double hit_fraction);
 
+// One table's filter within its level (sstfilter/workload.h): of the
+// level's kind, its bits/key moved from the level's by log(density_factor)
+// over the kind's log FPR fall per bit near the level's bits, so that a
+// table drawing more absent probes per entry gets more bits (Monkey over
+// tables; at the level's own density, the level's filter). The best point
+// of `kind` within that many bits, in [the kind's smallest,
+// max_bits_per_key]; `level` itself if the factor is within 1% of 1.
+FilterChoice TableChoice(const KindModel& kind, const FilterChoice& level,
+                         double density_factor, double max_bits_per_key);
+
 // The model's absent-key probes per lookup at each level (index 0 =
 // bottom) when a fraction `hit_fraction` of lookups find their key, spread
 // over the entries as `entry_shares_from_bottom` says: (1 - h) + h * (share

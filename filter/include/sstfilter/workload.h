@@ -1,16 +1,27 @@
 // sstfilter/workload.h: what LevelAware learns of one column family's
 // lookups, from the probes its filters answer.
 //
-// The allocation (sstfilter/level_allocation.h) needs, per level, the
-// absent-key probes that reach its filters. The readers sample one probe in
-// kSampleEvery per thread and add, for the level the table was built for,
-// the probe's absent-key weight: 1 / (1 - FPR) if the filter said "no" (an
-// absent key; a filter passes a fraction FPR of them), 0 if it said "may
-// match" (a hit, or one of those FPR). Dividing by the entries of that
-// level's sampled tables gives absent probes per entry, which does not
-// depend on how many of the level's tables are sampled (tables built before
-// the process started are not). Hits enter by themselves: a key found at
-// the bottom is a "may match" there, not an absent probe.
+// The allocation (sstfilter/level_allocation.h) needs the absent-key probes
+// that reach each filter. The readers sample one probe in kSampleEvery per
+// thread and add, at the level the table was built for and the key's
+// bucket of the key space, the probe's absent weight: 1 / (1 - FPR) if the
+// filter said "no" (an absent key; a filter passes a fraction FPR of them),
+// 0 if it said "may match" (a hit, or one of those FPR). Dividing by the
+// entries of the sampled tables there gives absent probes per entry, which
+// does not depend on how many of the level's tables are sampled (tables
+// built before the process started are not). Hits enter by themselves: a
+// key found at the bottom is a "may match" there, not an absent probe.
+//
+// Key buckets: kBuckets equal slices of the column family's key space,
+// between the smallest and largest keys its tables were built with, by the
+// 8 bytes after their common prefix read as a big-endian number (keys are
+// taken in bytewise order). Per level, LevelAware gives a table whose key
+// range draws more absent probes per entry than its level's average more
+// bits, and one that draws fewer, fewer, so that the level's memory stays
+// the same: the table's bits/key move by log(density / the level's mean
+// log density) over the log of the FPR's fall per bit. For curves of
+// constant FPR ratio per bit, that is Monkey's optimum over tables instead
+// of levels (bits/key affine in the log of a table's access rate).
 //
 // Decay: every kRefreshSamples samples (about kSampleEvery * kRefreshSamples
 // probes) the next table build folds them into the learned densities,
@@ -29,6 +40,8 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <string>
+#include <string_view>
 
 namespace sstfilter {
 
@@ -37,6 +50,9 @@ class LevelWorkload {
   // RocksDB's levels 0..kMaxLevels-1 (the deepest level RocksDB allows is
   // num_levels - 1, 6 by default; deeper ones share the last slot).
   static constexpr int kMaxLevels = 16;
+  // Slices of the key space. With 1 MiB tables of a few GiB, a bucket
+  // spans dozens of a bottom level's tables.
+  static constexpr int kBuckets = 32;
   // Probes per sample, per thread: a sample costs two relaxed atomic adds,
   // so the readers' cost per probe stays a thread-local decrement. 256
   // probes per sample still gives a level thousands of samples per million
@@ -48,24 +64,34 @@ class LevelWorkload {
   // A sample's absent weight is kept in 1/kWeightUnit.
   static constexpr uint32_t kWeightUnit = 1024;
 
+  using PerLevel = std::array<double, kMaxLevels>;
+  using PerBucket = std::array<double, kBuckets>;
+
   // The absent weight of a "no" from a filter of model FPR `fpr`, in
   // 1/kWeightUnit.
   static uint32_t AbsentWeight(double fpr);
 
-  // One sampled probe at `level`: `absent_weight` if the filter said "no",
-  // 0 if "may match".
-  void RecordSample(int level, uint32_t absent_weight) {
-    slots_[Clamp(level)].absent_weight.fetch_add(absent_weight,
-                                                 std::memory_order_relaxed);
+  // One sampled probe of `key` at `level`: `absent_weight` if the filter
+  // said "no", 0 if "may match".
+  void RecordSample(int level, std::string_view key, uint32_t absent_weight) {
+    cells_[Clamp(level)][BucketOf(key)].absent_weight.fetch_add(
+        absent_weight, std::memory_order_relaxed);
     pending_.fetch_add(1, std::memory_order_relaxed);
   }
 
-  // Entries of sampled tables at `level` that have a reader now (a reader
-  // adds its table's entries when made and takes them back when freed).
-  void AddSampledEntries(int level, int64_t delta) {
-    slots_[Clamp(level)].sampled_entries.fetch_add(delta,
-                                                   std::memory_order_relaxed);
-  }
+  // Entries of a sampled table at `level` whose keys run from bucket
+  // `first_bucket` to `last_bucket` (BucketOf its smallest and largest
+  // keys), with a reader now: a reader adds its table's entries when made
+  // and takes them back when freed.
+  void AddSampledEntries(int level, int first_bucket, int last_bucket,
+                         int64_t delta);
+
+  // Widens the key space to hold [smallest, largest] (a table's keys). A
+  // key space that grows by more than a bucket on either side drops the
+  // per-bucket densities learned over the old one.
+  void ObserveKeyRange(std::string_view smallest, std::string_view largest);
+  // The bucket of `key` in the key space (0 before any key range).
+  int BucketOf(std::string_view key) const;
 
   // Folds the samples since the last refresh into the densities if there
   // are kRefreshSamples of them; true if it did.
@@ -76,7 +102,15 @@ class LevelWorkload {
   // nothing written, until each of them has had sampled tables and the
   // learned state has had a refresh.
   bool Densities(const std::array<bool, kMaxLevels>& levels_with_entries,
-                 std::array<double, kMaxLevels>* densities) const;
+                 PerLevel* densities) const;
+
+  // How many times its level's mean a table at `level` over buckets
+  // first..last draws in absent probes per entry, as a factor on the
+  // log scale: exp(log of its density - the entry-weighted mean log density
+  // of the level's buckets). 1 where nothing is learned of the level's
+  // buckets. Densities are floored at 1/64 of the level's mean, so an
+  // unprobed range still gets a filter.
+  double TableDensityFactor(int level, int first_bucket, int last_bucket) const;
 
   // Changes whenever the densities do.
   uint64_t version() const { return version_.load(std::memory_order_acquire); }
@@ -86,19 +120,31 @@ class LevelWorkload {
   void Forget();
 
  private:
-  struct Slot {
+  struct Cell {
     std::atomic<uint64_t> absent_weight{0};
     std::atomic<int64_t> sampled_entries{0};
   };
   static int Clamp(int level) {
     return level < 0 ? 0 : level >= kMaxLevels ? kMaxLevels - 1 : level;
   }
+  // The key space: 8 bytes at `offset` of a key, big-endian, between low
+  // and high. Read lock-free by the readers.
+  struct KeySpace {
+    std::atomic<uint32_t> offset{0};
+    std::atomic<uint64_t> low{0};
+    std::atomic<uint64_t> high{0};  // 0: no key range yet
+  };
+  static uint64_t Prefix8(std::string_view key, size_t offset);
 
-  std::array<Slot, kMaxLevels> slots_;
+  std::array<std::array<Cell, kBuckets>, kMaxLevels> cells_;
+  KeySpace key_space_;
   std::atomic<uint64_t> pending_{0};
   std::atomic<uint64_t> version_{0};
   mutable std::mutex mutex_;  // guards what follows
-  std::array<double, kMaxLevels> density_{};
+  std::string smallest_, largest_;
+  std::array<PerBucket, kMaxLevels> bucket_density_{};
+  std::array<std::array<bool, kBuckets>, kMaxLevels> bucket_learned_{};
+  PerLevel density_{};
   std::array<bool, kMaxLevels> learned_{};
   uint32_t refreshes_ = 0;
 };

@@ -1,0 +1,228 @@
+// sstfilter.LevelAware learning from its workload in real databases that
+// RocksDB compacts itself (dynamic layout), with NewLevelAwareListener():
+// with most Gets finding their key it wastes fewer reads than its model at
+// the same memory; dropping what it learned mid-run loses no key; the
+// listener shows it the tree from the first flush after DB::Open; under
+// optimize_filters_for_hits the bottom's memory goes to the levels above.
+// (bench/workload_compare is the full-scale run.)
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <random>
+#include <thread>
+
+#include "level_aware_learning.h"
+#include "rocksdb_db_support.h"
+
+namespace sstfilter::rocksdb_testing {
+namespace {
+
+using rocksdb_plugin::ColumnFamilyObservations;
+
+constexpr uint64_t kKeys = 200000;
+constexpr uint64_t kGets = 150000;
+
+void WaitForCompactions(rdb::DB* db) {
+  for (int i = 0; i < 2400; ++i) {
+    uint64_t pending = 0, running = 0, flushes = 0;
+    db->GetIntProperty("rocksdb.compaction-pending", &pending);
+    db->GetIntProperty("rocksdb.num-running-compactions", &running);
+    db->GetIntProperty("rocksdb.mem-table-flush-pending", &flushes);
+    if (pending == 0 && running == 0 && flushes == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ADD_FAILURE() << "compactions did not finish in 120 s";
+}
+
+rdb::Options LearningOptions(const std::string& policy, bool for_hits) {
+  DbConfig config;
+  config.policy = policy;
+  rdb::Options options = MakeOptions(config);
+  options.disable_auto_compactions = false;
+  options.write_buffer_size = 64 << 10;
+  options.target_file_size_base = 64 << 10;
+  options.max_bytes_for_level_base = 256 << 10;
+  options.level0_file_num_compaction_trigger = 4;
+  options.level_compaction_dynamic_level_bytes = true;
+  options.max_background_jobs = 2;
+  options.optimize_filters_for_hits = for_hits;
+  options.listeners.push_back(NewLevelAwareListener());
+  return options;
+}
+
+// A workload: a fraction `hits` of Gets for present keys (uniform), the
+// rest for absent ones. Counts present keys not found: never allowed.
+struct Workload {
+  double hits;
+  std::mt19937_64 random{7};
+  uint64_t lost = 0;  // present keys a Get did not find
+  uint64_t errors = 0;
+
+  void Get(rdb::DB* db) {
+    std::string value;
+    const bool present =
+        std::uniform_real_distribution<double>(0, 1)(random) < hits;
+    const uint64_t id = present ? random() % kKeys : kKeys + random() % kKeys;
+    const rdb::Status s = db->Get(rdb::ReadOptions(), Key(id), &value);
+    if (present && !(s.ok() && value == Value(id))) ++lost;
+    if (!s.ok() && !s.IsNotFound()) ++errors;
+  }
+};
+
+struct ServedRun {
+  uint64_t wasted = 0;  // filter passes of keys a table does not hold
+  uint64_t filter_bytes = 0;
+  uint64_t filter_entries = 0;
+  uint64_t lost = 0;
+  uint64_t errors = 0;
+};
+
+// Fill, Gets (learning), an overwrite of half the keys interleaved with
+// Gets (the DB compacts under the workload), then the measured Gets.
+// `during` runs halfway through the overwrite.
+template <typename During>
+ServedRun FillAndServe(const std::string& policy, double hits, bool for_hits,
+                       During during) {
+  TempDir dir;
+  const rdb::Options options = LearningOptions(policy, for_hits);
+  ServedRun run;
+  auto db = Open(options, dir.path());
+  if (db == nullptr) return run;
+  Put(db.get(), Range(0, kKeys));
+  WaitForCompactions(db.get());
+  Workload workload{hits};
+  for (uint64_t i = 0; i < kGets; ++i) workload.Get(db.get());
+  std::mt19937_64 random(11);
+  std::vector<uint64_t> half;
+  for (uint64_t id = 0; id < kKeys; ++id) {
+    if (random() % 2 == 0) half.push_back(id);
+  }
+  std::shuffle(half.begin(), half.end(), random);
+  for (size_t start = 0; start < half.size(); start += 1000) {
+    const size_t end = std::min(half.size(), start + 1000);
+    Put(db.get(),
+        std::vector<uint64_t>(half.begin() + start, half.begin() + end));
+    for (size_t i = start; i < end; ++i) workload.Get(db.get());
+    if (start <= half.size() / 2 && half.size() / 2 < end) during(db.get());
+  }
+  WaitForCompactions(db.get());
+  TakeStats(*options.statistics);
+  for (uint64_t i = 0; i < kGets; ++i) workload.Get(db.get());
+  const FilterStats stats = TakeStats(*options.statistics);
+  run.wasted = stats.positive - stats.true_positive;
+  std::map<int, std::pair<uint64_t, uint64_t>> by_level;  // bytes, keys
+  for (const auto& file : SstFiles(db.get())) {
+    run.filter_bytes += file.properties->filter_size;
+    run.filter_entries += file.properties->num_filter_entries;
+    by_level[file.level].first += file.properties->filter_size;
+    by_level[file.level].second += file.properties->num_filter_entries;
+  }
+  for (const auto& [level, sizes] : by_level) {
+    std::printf("  L%d: %" PRIu64 " keys, %.2f bits/key\n", level, sizes.second,
+                sizes.first * 8.0 / sizes.second);
+  }
+  const LookupCounts all = MultiGetAll(db.get(), Range(0, kKeys));
+  run.lost = workload.lost + (kKeys - all.found);
+  run.errors = workload.errors + all.errors;
+  std::printf("[ %s, %.0f%% hits%s ] %" PRIu64 " wasted reads in %" PRIu64
+              " Gets, %" PRIu64 " filter bytes (%.2f bits/key)\n",
+              policy.c_str(), hits * 100,
+              for_hits ? ", optimize_filters_for_hits" : "", run.wasted, kGets,
+              run.filter_bytes,
+              run.filter_bytes * 8.0 / static_cast<double>(run.filter_entries));
+  return run;
+}
+ServedRun FillAndServe(const std::string& policy, double hits, bool for_hits) {
+  return FillAndServe(policy, hits, for_hits, [](rdb::DB*) {});
+}
+
+// With 90% of Gets finding their key, what the readers see moves memory
+// from the bottom level (reached by the absent 10% only) to the levels
+// above: fewer wasted reads than the model's allocation, which assumes
+// every Get absent, at the same filter memory.
+TEST(RocksdbDbLevelAwareLearning,
+     NinetyPercentHitsWasteFewerReadsThanTheModel) {
+  const ServedRun model =
+      FillAndServe("sstfilter.LevelAware:10:learn=false", 0.9, false);
+  const ServedRun learned = FillAndServe("sstfilter.LevelAware:10", 0.9, false);
+  for (const ServedRun* run : {&model, &learned}) {
+    EXPECT_EQ(run->lost, 0u);
+    EXPECT_EQ(run->errors, 0u);
+  }
+  EXPECT_LT(static_cast<double>(learned.wasted),
+            0.85 * static_cast<double>(model.wasted));
+  const double bytes_ratio = static_cast<double>(learned.filter_bytes) /
+                             static_cast<double>(model.filter_bytes);
+  EXPECT_NEAR(bytes_ratio, 1.0, 0.03);
+}
+
+// The learned state may be lost at any time: dropped halfway through the
+// overwrite, every key is still found, by Get and by MultiGet.
+TEST(RocksdbDbLevelAwareLearning, ForgettingMidRunLosesNoKey) {
+  const ServedRun run =
+      FillAndServe("sstfilter.LevelAware:10", 0.5, false, [](rdb::DB* db) {
+        ColumnFamilyObservations::For(db->GetDBOptions().info_log.get(),
+                                      rdb::kDefaultColumnFamilyName)
+            ->workload()
+            .Forget();
+      });
+  EXPECT_EQ(run.lost, 0u);
+  EXPECT_EQ(run.errors, 0u);
+}
+
+// The listener reports the levels before the first table built after
+// DB::Open is: entries per level, the deepest holding most.
+TEST(RocksdbDbLevelAwareLearning, ListenerShowsTheTreeFromTheFirstFlush) {
+  TempDir dir;
+  rdb::Options options = LearningOptions("sstfilter.LevelAware:10", false);
+  {
+    auto db = Open(options, dir.path());
+    ASSERT_NE(db, nullptr);
+    Put(db.get(), Range(0, kKeys));
+    WaitForCompactions(db.get());
+  }
+  auto db = Open(options, dir.path());
+  ASSERT_NE(db, nullptr);
+  const auto observations = ColumnFamilyObservations::For(
+      db->GetDBOptions().info_log.get(), rdb::kDefaultColumnFamilyName);
+  ColumnFamilyObservations::LevelEntries entries;
+  uint64_t flush_entries = 0;
+  EXPECT_FALSE(observations->Tree(&entries, &flush_entries));
+  Put(db.get(), Range(kKeys, 1000));
+  Flush(db.get());
+  ASSERT_TRUE(observations->Tree(&entries, &flush_entries));
+  uint64_t total = 0, deepest = 0;
+  for (uint64_t level_entries : entries) {
+    total += level_entries;
+    deepest = level_entries > 0 ? level_entries : deepest;
+  }
+  EXPECT_GE(total, kKeys);
+  EXPECT_GT(deepest, total / 2);
+  EXPECT_GT(flush_entries, 0u);
+}
+
+// optimize_filters_for_hits: RocksDB builds no bottom filters and skips
+// the last level's. LevelAware spends about what bloomfilter:10 does
+// there (10 bits per filtered key), on the levels whose filters are
+// probed, and wastes fewer reads with it.
+TEST(RocksdbDbLevelAwareLearning, OptimizeFiltersForHitsSpendsTheMemoryAbove) {
+  const ServedRun bloom = FillAndServe("bloomfilter:10", 0.5, true);
+  const ServedRun level_aware =
+      FillAndServe("sstfilter.LevelAware:10", 0.5, true);
+  for (const ServedRun* run : {&bloom, &level_aware}) {
+    EXPECT_EQ(run->lost, 0u);
+    EXPECT_EQ(run->errors, 0u);
+    EXPECT_LT(run->filter_entries, kKeys / 2);  // no bottom filters
+  }
+  // Per filtered key (the two DBs' trees differ): the average asked,
+  // within what L0's flushes and the levels' moving shares leave over.
+  EXPECT_NEAR(level_aware.filter_bytes * 8.0 /
+                  static_cast<double>(level_aware.filter_entries),
+              10, 1.0);
+  EXPECT_LT(level_aware.wasted, bloom.wasted);
+}
+
+}  // namespace
+}  // namespace sstfilter::rocksdb_testing
