@@ -161,11 +161,12 @@ TEST(LevelWorkload, HotRangeTablesGetAFactorAboveOneAndColdOnesBelow) {
   ASSERT_TRUE(w.MaybeRefresh());
   const double hot = w.TableDensityFactor(3, 1, 1);
   const double cold = w.TableDensityFactor(3, 20, 20);
-  // Per entry the hot eighth draws 63 times the rest's probes; most
-  // entries are cold, so their factor stays near 1 and the hot ones' is
-  // large: about 37 and 0.6.
-  EXPECT_GT(hot, 20);
-  EXPECT_LT(cold, 0.7);
+  // Per entry the hot eighth draws 63 times the rest's probes. Most
+  // entries are cold, so their factor stays below but near 1 and the hot
+  // ones' is large; each bucket's few dozen samples count only in part
+  // (kCredibleSamples), which pulls both toward 1.
+  EXPECT_GT(hot, 8);
+  EXPECT_LT(cold, 0.9);
   EXPECT_GT(cold, 0.5);
   // Memory stays the level's: the factors' log, weighted by entries,
   // averages 0.

@@ -89,6 +89,8 @@ bool LevelWorkload::MaybeRefresh() {
       const double weight = static_cast<double>(cell.absent_weight.exchange(
                                 0, std::memory_order_relaxed)) /
                             kWeightUnit;
+      const double samples = static_cast<double>(
+          cell.absent_samples.exchange(0, std::memory_order_relaxed));
       const int64_t entries =
           cell.sampled_entries.load(std::memory_order_relaxed);
       if (entries <= 0) continue;  // nothing sampled there: keep what was
@@ -96,7 +98,10 @@ bool LevelWorkload::MaybeRefresh() {
       level_entries += static_cast<double>(entries);
       const double density = weight / static_cast<double>(entries);
       double& learned = bucket_density_[level][b];
-      learned = bucket_learned_[level][b] ? (learned + density) / 2 : density;
+      double& counted = bucket_samples_[level][b];
+      const bool before = bucket_learned_[level][b];
+      learned = before ? (learned + density) / 2 : density;
+      counted = before ? (counted + samples) / 2 : samples;
       bucket_learned_[level][b] = true;
     }
     if (level_entries <= 0) continue;
@@ -131,8 +136,11 @@ double LevelWorkload::TableDensityFactor(int level, int first_bucket,
   if (!learned_[level] || !(density_[level] > 0)) return 1;
   const double floor = density_[level] / 64;
   auto density_of = [&](int b) {
+    if (!bucket_learned_[level][b]) return density_[level];
+    const double n = bucket_samples_[level][b];
+    const double credible = n / (n + kCredibleSamples);
     return std::max(
-        bucket_learned_[level][b] ? bucket_density_[level][b] : density_[level],
+        credible * bucket_density_[level][b] + (1 - credible) * density_[level],
         floor);
   };
   double log_sum = 0, entries_sum = 0;
@@ -155,6 +163,7 @@ void LevelWorkload::Forget() {
   for (auto& level : cells_) {
     for (Cell& cell : level) {
       cell.absent_weight.store(0, std::memory_order_relaxed);
+      cell.absent_samples.store(0, std::memory_order_relaxed);
     }
   }
   pending_.store(0, std::memory_order_relaxed);

@@ -61,6 +61,9 @@ class LevelWorkload {
   // Samples per refresh: enough that a level holding 1% of the probes gets
   // about five per refresh.
   static constexpr uint64_t kRefreshSamples = 512;
+  // Absent samples (decayed) at which a bucket's own density counts half:
+  // its relative error is then about a quarter.
+  static constexpr double kCredibleSamples = 16;
   // A sample's absent weight is kept in 1/kWeightUnit.
   static constexpr uint32_t kWeightUnit = 1024;
 
@@ -74,8 +77,11 @@ class LevelWorkload {
   // One sampled probe of `key` at `level`: `absent_weight` if the filter
   // said "no", 0 if "may match".
   void RecordSample(int level, std::string_view key, uint32_t absent_weight) {
-    cells_[Clamp(level)][BucketOf(key)].absent_weight.fetch_add(
-        absent_weight, std::memory_order_relaxed);
+    Cell& cell = cells_[Clamp(level)][BucketOf(key)];
+    if (absent_weight > 0) {
+      cell.absent_weight.fetch_add(absent_weight, std::memory_order_relaxed);
+      cell.absent_samples.fetch_add(1, std::memory_order_relaxed);
+    }
     pending_.fetch_add(1, std::memory_order_relaxed);
   }
 
@@ -108,8 +114,10 @@ class LevelWorkload {
   // first..last draws in absent probes per entry, as a factor on the
   // log scale: exp(log of its density - the entry-weighted mean log density
   // of the level's buckets). 1 where nothing is learned of the level's
-  // buckets. Densities are floored at 1/64 of the level's mean, so an
-  // unprobed range still gets a filter.
+  // buckets. A bucket's density counts in proportion to its samples, n /
+  // (n + kCredibleSamples), the rest being the level's (a few samples say
+  // little of a range); densities are floored at 1/64 of the level's mean,
+  // so an unprobed range still gets a filter.
   double TableDensityFactor(int level, int first_bucket, int last_bucket) const;
 
   // Changes whenever the densities do.
@@ -122,6 +130,7 @@ class LevelWorkload {
  private:
   struct Cell {
     std::atomic<uint64_t> absent_weight{0};
+    std::atomic<uint32_t> absent_samples{0};
     std::atomic<int64_t> sampled_entries{0};
   };
   static int Clamp(int level) {
@@ -143,6 +152,7 @@ class LevelWorkload {
   mutable std::mutex mutex_;  // guards what follows
   std::string smallest_, largest_;
   std::array<PerBucket, kMaxLevels> bucket_density_{};
+  std::array<PerBucket, kMaxLevels> bucket_samples_{};  // decayed as density
   std::array<std::array<bool, kBuckets>, kMaxLevels> bucket_learned_{};
   PerLevel density_{};
   std::array<bool, kMaxLevels> learned_{};
