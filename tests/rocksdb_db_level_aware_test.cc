@@ -5,14 +5,12 @@
 // (bench/level_aware_compare is the full-scale run.)
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
-#include <thread>
 
 #include "rocksdb_db_support.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 constexpr uint64_t kKeys = 300000;
@@ -26,18 +24,6 @@ struct MultiLevelRun {
   LookupCounts present_get;
   LookupCounts present_multiget;
 };
-
-void WaitForCompactions(rdb::DB* db) {
-  for (int i = 0; i < 1200; ++i) {
-    uint64_t pending = 0, running = 0, flushes = 0;
-    db->GetIntProperty("rocksdb.compaction-pending", &pending);
-    db->GetIntProperty("rocksdb.num-running-compactions", &running);
-    db->GetIntProperty("rocksdb.mem-table-flush-pending", &flushes);
-    if (pending == 0 && running == 0 && flushes == 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ADD_FAILURE() << "compactions did not finish in 60 s";
-}
 
 // Small write buffers and level base, so that RocksDB's own compactions
 // spread kKeys over several levels.
@@ -57,7 +43,8 @@ MultiLevelRun BuildAndLookUp(const std::string& policy, bool dynamic_layout) {
   auto db = Open(options, dir.path());
   if (db == nullptr) return run;
   Put(db.get(), Range(0, kKeys));
-  WaitForCompactions(db.get());
+  const rdb::Status waited = rocksdb_compat::WaitForCompactions(db.get());
+  EXPECT_TRUE(waited.ok()) << waited.ToString();
   std::map<int, std::pair<uint64_t, uint64_t>> by_level;  // bytes, keys
   for (const auto& file : SstFiles(db.get())) {
     run.filter_bytes += file.properties->filter_size;
@@ -200,4 +187,4 @@ TEST_P(EachChoice, EveryKeyFoundInTheStaticLayout) {
 }
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

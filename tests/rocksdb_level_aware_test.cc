@@ -22,7 +22,7 @@
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/level_allocation.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 constexpr size_t kKeys = 50000;
@@ -448,4 +448,4 @@ TEST(LevelAwarePolicy, BadValuesAreInvalidArgumentSayingWhy) {
 }
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support
