@@ -100,18 +100,19 @@ MultiLevelRun BuildTShapedAndLookUp(const std::string& policy) {
   MultiLevelRun run;
   auto db = Open(options, dir.path());
   if (db == nullptr) return run;
-  const uint64_t run_keys[] = {270000, 27000, 2700, 2700};  // L3, L2, L1, L0
-  uint64_t first = 0;
-  for (int level = 3; level >= 0; --level) {
-    Put(db.get(), Range(first, run_keys[3 - level]));
-    first += run_keys[3 - level];
-    Flush(db.get());
-    if (level == 0) break;
-    rdb::CompactionOptions compaction;
-    compaction.output_file_size_limit = 1 << 20;
-    EXPECT_TRUE(
-        db->CompactFiles(compaction, FilesAtLevel(db.get(), 0), level).ok());
-  }
+  // Keys [0, 270000) on L3, then 27000 on L2, 2700 on L1 and 2700 on L0.
+  const uint64_t level_starts[] = {299700, 297000, 270000, 0};  // L0..L3
+  const uint64_t first = 302400;
+  const rdb::Status built = db_support::BuildLevels(
+      db.get(), first, 4,
+      [&](uint64_t i) {
+        int level = 0;
+        while (i < level_starts[level]) ++level;
+        return level;
+      },
+      [](uint64_t i, rdb::WriteBatch* batch) { batch->Put(Key(i), Value(i)); },
+      1 << 20);
+  EXPECT_TRUE(built.ok()) << built.ToString();
   for (const auto& file : SstFiles(db.get())) {
     run.filter_bytes += file.properties->filter_size;
     run.filter_entries += file.properties->num_filter_entries;
