@@ -128,8 +128,8 @@ double BuildFilterFrom(const Subject& subject,
                        const rdb::FilterBuildingContext& context,
                        ForEachKey&& for_each_key, Filter* out,
                        size_t* peak_heap = nullptr) {
-  const size_t heap_base = HeapBytesInUse();
-  ResetHeapPeak();
+  const size_t heap_base = alloc_meter::HeapBytesInUse();
+  alloc_meter::ResetHeapPeak();
   const Clock::time_point start = Clock::now();
   std::unique_ptr<rdb::FilterBitsBuilder> builder(subject.new_builder(context));
   if (builder == nullptr) {
@@ -144,7 +144,8 @@ double BuildFilterFrom(const Subject& subject,
   out->contents = builder->Finish(&out->buf);
   builder.reset();
   const double nanos = NanosSince(start);
-  if (peak_heap != nullptr) *peak_heap = HeapPeakBytes() - heap_base;
+  if (peak_heap != nullptr)
+    *peak_heap = alloc_meter::HeapPeakBytes() - heap_base;
   out->num_keys = added;
   out->reader.reset(subject.new_reader(out->contents));
   return nanos;

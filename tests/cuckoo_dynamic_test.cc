@@ -4,7 +4,7 @@
 
 #include "cuckoo_test_support.h"
 
-namespace sstfilter::cuckoo_testing {
+namespace sstfilter::test_support {
 namespace {
 
 TEST(CuckooDynamicTest, DynamicNeverFalseNegativeUpToOneMillion) {
@@ -207,4 +207,4 @@ TEST(CuckooDynamicTest, BatchAgreesWithSingleQueriesOnChainsWithStashes) {
 }
 
 }  // namespace
-}  // namespace sstfilter::cuckoo_testing
+}  // namespace sstfilter::test_support

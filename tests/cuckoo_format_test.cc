@@ -5,7 +5,7 @@
 
 #include "cuckoo_test_support.h"
 
-namespace sstfilter::cuckoo_testing {
+namespace sstfilter::test_support {
 namespace {
 
 // ---------------------------------------------------------------------------
@@ -187,7 +187,7 @@ TEST(CuckooFormatTest, MalformedBytesGiveClearErrors) {
   // answers.
   auto resealed = [](std::string b) {
     const size_t metadata = 20 + 12 * static_cast<uint8_t>(b[b.size() - 6]);
-    if (metadata <= b.size()) test_support::ResealMetadata(&b, metadata);
+    if (metadata <= b.size()) ResealMetadata(&b, metadata);
     return b;
   };
   auto with_byte = [&](size_t at, int value) {
@@ -272,13 +272,13 @@ TEST(CuckooFormatTest, MalformedBytesGiveClearErrors) {
 }
 
 TEST(CuckooFormatTest, DamagedMetadataNeverParsesAsAnotherFilter) {
-  test_support::ExpectEveryMetadataByteChecked<CuckooView>(
+  ExpectEveryMetadataByteChecked<CuckooView>(
       BuildStatic(SequentialKeyHashes(100), 12), kStaticMetadataBytes);
   CuckooFilter chain = CreateDynamic(8, 20);
   for (uint64_t h : SequentialKeyHashes(200)) ASSERT_TRUE(chain.Add(h).ok());
   ASSERT_GE(chain.num_tables(), 2u);
-  test_support::ExpectEveryMetadataByteChecked<CuckooView>(
-      chain.Serialize(), 20 + 12 * chain.num_tables());
+  ExpectEveryMetadataByteChecked<CuckooView>(chain.Serialize(),
+                                             20 + 12 * chain.num_tables());
 }
 
 TEST(CuckooFormatTest, TruncatedOrFlippedBytesNeverCrashTheParser) {
@@ -328,4 +328,4 @@ TEST(CuckooFormatTest, TruncatedOrFlippedBytesNeverCrashTheParser) {
 }
 
 }  // namespace
-}  // namespace sstfilter::cuckoo_testing
+}  // namespace sstfilter::test_support

@@ -5,7 +5,7 @@
 
 #include "cuckoo_test_support.h"
 
-namespace sstfilter::cuckoo_testing {
+namespace sstfilter::test_support {
 namespace {
 
 TEST(CuckooPackedSlotsTest, ReadBackWhatWasWrittenAtEveryWidth) {
@@ -67,4 +67,4 @@ TEST(CuckooPackedSlotsTest, WordAtATimeProbeMatchesPerSlotReference) {
 }
 
 }  // namespace
-}  // namespace sstfilter::cuckoo_testing
+}  // namespace sstfilter::test_support

@@ -5,7 +5,7 @@
 
 #include "cuckoo_test_support.h"
 
-namespace sstfilter::cuckoo_testing {
+namespace sstfilter::test_support {
 namespace {
 
 // ---------------------------------------------------------------------------
@@ -338,4 +338,4 @@ TEST(CuckooStaticTest, BadFingerprintWidthIsInvalidArgument) {
 }
 
 }  // namespace
-}  // namespace sstfilter::cuckoo_testing
+}  // namespace sstfilter::test_support

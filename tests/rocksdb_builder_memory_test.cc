@@ -1,8 +1,9 @@
 // The builders' memory: at most about 8 bytes per key beyond the filter
 // itself (the key hashes), whatever the filter kind, at 10^6 and 10^7 keys,
 // with optimize_filters_for_memory off and (at 10^6) on. Measured by
-// counting every heap allocation of this test binary with bench/alloc_meter,
-// the meter that sstfilter-compare reports builder memory with.
+// counting every heap allocation of this test binary with alloc_meter
+// (rocksdb_plugin/support/), the meter that sstfilter-compare reports
+// builder memory with.
 // (rocksdb_builder_scale_test, label "long", measures 10^8.)
 #include <gtest/gtest.h>
 
@@ -12,7 +13,7 @@
 
 #include "rocksdb_builder_metering.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 class BuilderMemoryTest
@@ -59,4 +60,4 @@ INSTANTIATE_TEST_SUITE_P(
     ParamName);
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

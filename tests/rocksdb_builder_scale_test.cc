@@ -18,7 +18,7 @@
 #include "rocksdb_builder_metering.h"
 #include "sstfilter/filter_view.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 constexpr uint64_t kKeys = 100'000'000;
@@ -94,8 +94,7 @@ TEST_P(BuilderScaleTest, HundredMillionKeysInOneFilter) {
           CountMatches(*reader, kAbsentTag, kAbsentKeys, /*batched=*/true)) /
       kAbsentKeys;
   const double model = view.EstimatedFpr();
-  EXPECT_NEAR(measured, model,
-              test_support::FprTolerance(model, kAbsentKeys, 0.05));
+  EXPECT_NEAR(measured, model, FprTolerance(model, kAbsentKeys, 0.05));
 
   const double beyond = build.peak_bytes_per_key_beyond_filter;
   EXPECT_LE(beyond, 8.0 + 0.1) << id;
@@ -133,4 +132,4 @@ INSTANTIATE_TEST_SUITE_P(Policies, BuilderScaleTest,
                          });
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

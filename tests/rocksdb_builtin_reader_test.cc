@@ -16,7 +16,7 @@
 #include "rocksdb_test_support.h"
 #include "sstfilter/format.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 // Every policy, and the layouts and kinds they write.
@@ -220,4 +220,4 @@ TEST(RocksdbBuiltinReader, OurReaderAnswersRocksDbsBlocksAsRocksDbDoes) {
 }
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

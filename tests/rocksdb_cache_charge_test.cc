@@ -17,7 +17,7 @@
 #include "cache_charge.h"
 #include "rocksdb_db_support.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 using Decision = rdb::CacheEntryRoleOptions::Decision;
@@ -427,4 +427,4 @@ INSTANTIATE_TEST_SUITE_P(Policies, CacheChargeDbTest,
                          ::testing::ValuesIn(kPolicies), PolicyTestName);
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

@@ -6,7 +6,7 @@
 
 #include "rocksdb_db_support.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 struct LeveledCase {
@@ -270,4 +270,4 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

@@ -5,14 +5,12 @@
 // (bench/level_aware_compare is the full-scale run.)
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
-#include <thread>
 
 #include "rocksdb_db_support.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 constexpr uint64_t kKeys = 300000;
@@ -26,18 +24,6 @@ struct MultiLevelRun {
   LookupCounts present_get;
   LookupCounts present_multiget;
 };
-
-void WaitForCompactions(rdb::DB* db) {
-  for (int i = 0; i < 1200; ++i) {
-    uint64_t pending = 0, running = 0, flushes = 0;
-    db->GetIntProperty("rocksdb.compaction-pending", &pending);
-    db->GetIntProperty("rocksdb.num-running-compactions", &running);
-    db->GetIntProperty("rocksdb.mem-table-flush-pending", &flushes);
-    if (pending == 0 && running == 0 && flushes == 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ADD_FAILURE() << "compactions did not finish in 60 s";
-}
 
 // Small write buffers and level base, so that RocksDB's own compactions
 // spread kKeys over several levels.
@@ -57,7 +43,8 @@ MultiLevelRun BuildAndLookUp(const std::string& policy, bool dynamic_layout) {
   auto db = Open(options, dir.path());
   if (db == nullptr) return run;
   Put(db.get(), Range(0, kKeys));
-  WaitForCompactions(db.get());
+  const rdb::Status waited = rocksdb_compat::WaitForCompactions(db.get());
+  EXPECT_TRUE(waited.ok()) << waited.ToString();
   std::map<int, std::pair<uint64_t, uint64_t>> by_level;  // bytes, keys
   for (const auto& file : SstFiles(db.get())) {
     run.filter_bytes += file.properties->filter_size;
@@ -113,18 +100,19 @@ MultiLevelRun BuildTShapedAndLookUp(const std::string& policy) {
   MultiLevelRun run;
   auto db = Open(options, dir.path());
   if (db == nullptr) return run;
-  const uint64_t run_keys[] = {270000, 27000, 2700, 2700};  // L3, L2, L1, L0
-  uint64_t first = 0;
-  for (int level = 3; level >= 0; --level) {
-    Put(db.get(), Range(first, run_keys[3 - level]));
-    first += run_keys[3 - level];
-    Flush(db.get());
-    if (level == 0) break;
-    rdb::CompactionOptions compaction;
-    compaction.output_file_size_limit = 1 << 20;
-    EXPECT_TRUE(
-        db->CompactFiles(compaction, FilesAtLevel(db.get(), 0), level).ok());
-  }
+  // Keys [0, 270000) on L3, then 27000 on L2, 2700 on L1 and 2700 on L0.
+  const uint64_t level_starts[] = {299700, 297000, 270000, 0};  // L0..L3
+  const uint64_t first = 302400;
+  const rdb::Status built = db_support::BuildLevels(
+      db.get(), first, 4,
+      [&](uint64_t i) {
+        int level = 0;
+        while (i < level_starts[level]) ++level;
+        return level;
+      },
+      [](uint64_t i, rdb::WriteBatch* batch) { batch->Put(Key(i), Value(i)); },
+      1 << 20);
+  EXPECT_TRUE(built.ok()) << built.ToString();
   for (const auto& file : SstFiles(db.get())) {
     run.filter_bytes += file.properties->filter_size;
     run.filter_entries += file.properties->num_filter_entries;
@@ -200,4 +188,4 @@ TEST_P(EachChoice, EveryKeyFoundInTheStaticLayout) {
 }
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

@@ -11,7 +11,7 @@
 #include "rocksdb/slice_transform.h"
 #include "rocksdb_db_support.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 const char* const kPolicies[] = {
@@ -146,4 +146,4 @@ INSTANTIATE_TEST_SUITE_P(Policies, OddKeysTest, ::testing::ValuesIn(kPolicies),
                          });
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

@@ -6,7 +6,7 @@
 
 #include "rocksdb_db_support.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 // RocksDB writes the policy into the OPTIONS file; LoadLatestOptions
@@ -266,4 +266,4 @@ TEST(RocksdbDbOptionsTest, InvalidFilterIdInOptionsFileOpensWithoutFilter) {
 }
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

@@ -4,7 +4,7 @@
 
 #include "rocksdb_db_support.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 // Builds two overlapping L0 files and corrupts the filter block of one of
@@ -155,4 +155,4 @@ TEST(RocksdbDbRobustnessTest, ConcurrentGetAndMultiGetAreCorrect) {
 }
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

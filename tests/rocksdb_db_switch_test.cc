@@ -13,7 +13,7 @@
 
 #include "rocksdb_db_support.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 // Full or partitioned filters, with or without a prefix extractor (whose
@@ -78,8 +78,8 @@ constexpr uint64_t kKeys = 20000;
 constexpr uint64_t kAbsent = 10000;
 const std::vector<uint64_t> kPresent = Range(0, kKeys);
 const std::vector<uint64_t> kAbsentIds = Range(uint64_t{1} << 40, kAbsent);
-// Filters an absent Get asks at least: one per level, but for the few keys
-// beyond a file's key range (3.999 measured).
+// Filters an absent Get asks at least: one per level, less a hundredth for
+// the few keys beyond a file's key range, which skip its filter.
 constexpr double kFilterChecksPerGet = 3.99;
 
 // What one opening of the DB with a policy shows.
@@ -532,4 +532,4 @@ INSTANTIATE_TEST_SUITE_P(Layouts, SwitchTest,
                          });
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

@@ -24,7 +24,7 @@
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 // One policy per filter kind (the hybrid's choice is tested in
@@ -351,7 +351,7 @@ std::string TargetSizeFilter(const std::vector<std::string>& keys,
   EXPECT_TRUE(BlockedBloomView::Parse(built.ToStringView(), &bloom).ok());
   const auto params = BlockedBloomParams::ForBitsPerKey(
       keys.size(), 10, bloom.params().lines_per_key);
-  return test_support::WriteBlockedBloom(params, hashes);
+  return WriteBlockedBloom(params, hashes);
 }
 
 // optimize_filters_for_memory off: the filter of the target size, byte for
@@ -608,4 +608,4 @@ INSTANTIATE_TEST_SUITE_P(Policies, FilterBitsTest,
                          });
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

@@ -17,7 +17,7 @@
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/filter_view.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 using rocksdb_plugin::BuilderConfig;
@@ -177,4 +177,4 @@ TEST(FilterLimitsTest, CuckooThatWouldPassTheCapIsWrittenAsBlockedBloom) {
 }
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

@@ -24,7 +24,7 @@
 #include "sstfilter/level_allocation.h"
 #include "sstfilter/workload.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 constexpr size_t kKeys = 50000;
@@ -622,4 +622,4 @@ TEST(LevelAwarePolicy, LearnFalseSamplesNothing) {
 }
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

@@ -13,7 +13,7 @@
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/format.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 std::shared_ptr<const rdb::FilterPolicy> MustMake(const std::string& value) {
@@ -507,4 +507,4 @@ TEST(RocksdbPolicy, OldFamilyNameIsAnOptionThatRoundTrips) {
 }
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

@@ -16,7 +16,7 @@
 #include "sstfilter/hash.h"
 #include "sstfilter/simd.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 std::string BloomBytes(uint64_t num_keys, double bits_per_key,
@@ -128,4 +128,4 @@ INSTANTIATE_TEST_SUITE_P(SimdPaths, ReaderPathTest,
                          });
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

@@ -58,24 +58,20 @@ sstfilter_add_test(rocksdb_db_level_aware_test
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
 # Its own binary: it replaces the global operator new to count bytes.
+# The one heap meter, sstfilter_alloc_meter, replaces operator new/delete
+# in this binary.
 sstfilter_add_test(rocksdb_builder_memory_test
-  SOURCES rocksdb_builder_memory_test.cc ${PROJECT_SOURCE_DIR}/bench/alloc_meter.cc
-  LIBS sstfilter_rocksdb_plugin_internals
+  SOURCES rocksdb_builder_memory_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals sstfilter_alloc_meter
   LABELS rocksdb)
-# The one heap meter (it replaces operator new/delete in this binary).
-target_include_directories(rocksdb_builder_memory_test PRIVATE
-                           ${PROJECT_SOURCE_DIR}/bench)
 # One filter of 10^8 keys per policy (label "long": minutes and about 1 GB),
 # only with -DSSTFILTER_LONG_TESTS=ON; tools/test.sh leaves the label out
 # in any case. Run: ctest --test-dir build/release -L long
 if(SSTFILTER_LONG_TESTS)
   sstfilter_add_test(rocksdb_builder_scale_test
     SOURCES rocksdb_builder_scale_test.cc
-            ${PROJECT_SOURCE_DIR}/bench/alloc_meter.cc
-    LIBS sstfilter_rocksdb_plugin_internals
+    LIBS sstfilter_rocksdb_plugin_internals sstfilter_alloc_meter
     LABELS long)
-  target_include_directories(rocksdb_builder_scale_test PRIVATE
-                             ${PROJECT_SOURCE_DIR}/bench)
 endif()
 
 # The plugin's sources against the headers of the releases between Debian's
@@ -91,8 +87,8 @@ if(NOT SSTFILTER_ROCKSDB_BUILD)
 endif()
 
 # kill -9 around filter construction: a few cycles per policy (the soak is
-# tools/kill_test.sh --iterations 100), checked with RocksDB's own ldb and
-# sst_dump where it was built with the plugin, else with ours.
+# tools/reliability/kill_test.sh --iterations 100), checked with RocksDB's
+# own ldb and sst_dump where it was built with the plugin, else with ours.
 if(TARGET sstfilter-crash-writer)
   if(SSTFILTER_ROCKSDB_BUILD)
     set(kill_test_tools --rocksdb-build ${SSTFILTER_ROCKSDB_BUILD})
@@ -100,7 +96,7 @@ if(TARGET sstfilter-crash-writer)
     set(kill_test_tools)
   endif()
   add_test(NAME rocksdb_kill_test_short
-           COMMAND bash ${PROJECT_SOURCE_DIR}/tools/kill_test.sh
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tools/reliability/kill_test.sh
                    --iterations 3
                    --bin $<TARGET_FILE_DIR:sstfilter-crash-writer>
                    ${kill_test_tools})
@@ -110,13 +106,14 @@ endif()
 
 # RocksDB's own crash test (tools/db_crashtest.py, blackbox) with our
 # policies, on the RocksDB built with the plugin compiled in: the first three
-# configurations of tools/crashtest.sh (LevelAware's three choices; the
-# other policies run in rocksdb_crashtest_switch_short), 30 s each (the soak is tools/crashtest.sh --duration 600;
-# whitebox, which needs a build without NDEBUG and runs far longer under
+# configurations of tools/reliability/crashtest.sh (LevelAware's three
+# choices; the other policies run in rocksdb_crashtest_switch_short), 30 s
+# each (the soak is tools/reliability/crashtest.sh --duration 600; whitebox,
+# which needs a build without NDEBUG and runs far longer under
 # ThreadSanitizer, is its own command: see the README's Reliability).
 if(SSTFILTER_ROCKSDB_BUILD)
   add_test(NAME rocksdb_crashtest_short
-           COMMAND bash ${PROJECT_SOURCE_DIR}/tools/crashtest.sh
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tools/reliability/crashtest.sh
                    --rocksdb-build ${SSTFILTER_ROCKSDB_BUILD} --duration 30
                    --interval 10 --configs 3 --modes blackbox)
   set_tests_properties(rocksdb_crashtest_short PROPERTIES LABELS rocksdb
@@ -124,11 +121,11 @@ if(SSTFILTER_ROCKSDB_BUILD)
   # Regression test: db_crashtest.py, given use_multiscan=1, runs db_stress
   # with --prefix_size=-1 on an OPTIONS file with an 8-byte prefix
   # extractor, and db_stress's verification then fails whatever the filter
-  # (seen once in rocksdb_crashtest_short; tools/crashtest.sh now pins
-  # use_multiscan=0). Forced here (test_batches_snapshots=1 would turn
+  # (seen once in rocksdb_crashtest_short; tools/reliability/crashtest.sh
+  # now pins use_multiscan=0). Forced here (test_batches_snapshots=1 would turn
   # use_multiscan off again), the driver must name the cause.
   add_test(NAME rocksdb_crashtest_prefix_size_guard
-           COMMAND bash ${PROJECT_SOURCE_DIR}/tools/crashtest.sh
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tools/reliability/crashtest.sh
                    --rocksdb-build ${SSTFILTER_ROCKSDB_BUILD} --duration 15
                    --interval 5 --configs 2 --modes blackbox
                    -- --use_multiscan=1 --test_batches_snapshots=0)
@@ -136,14 +133,14 @@ if(SSTFILTER_ROCKSDB_BUILD)
                        LABELS rocksdb TIMEOUT 300
                        PASS_REGULAR_EXPRESSION
                        "FAIL: db_crashtest.py ran db_stress with --prefix_size=-1 but the OPTIONS file's prefix extractor is 8 bytes")
-  # A live DB switched between filter families (tools/crashtest.sh
-  # --switch): begun with bloomfilter:10, continued with each sstfilter
+  # A live DB switched between filter families
+  # (tools/reliability/crashtest.sh --switch): begun with bloomfilter:10, continued with each sstfilter
   # policy, rolled back to bloomfilter:10, 15 s of blackbox each; at each
   # switch the whole DB is verified under the new policy before it writes
-  # (~2.5 min; the soak: tools/crashtest.sh --switch --duration 120
-  # --interval 30, 6 configurations, ~75 min).
+  # (~2.5 min; the soak: tools/reliability/crashtest.sh --switch
+  # --duration 120 --interval 30, 6 configurations, ~75 min).
   add_test(NAME rocksdb_crashtest_switch_short
-           COMMAND bash ${PROJECT_SOURCE_DIR}/tools/crashtest.sh
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tools/reliability/crashtest.sh
                    --rocksdb-build ${SSTFILTER_ROCKSDB_BUILD} --switch
                    --duration 15 --interval 8 --configs 1)
   set_tests_properties(rocksdb_crashtest_switch_short PROPERTIES
@@ -151,14 +148,14 @@ if(SSTFILTER_ROCKSDB_BUILD)
 endif()
 
 # RocksDB's own db_stress with our policies, on the RocksDB built with the
-# plugin compiled in (tests/rocksdb_db_stress_smoke.sh).
+# plugin compiled in (tools/reliability/db_stress_smoke.sh).
 if(SSTFILTER_ROCKSDB_BUILD)
   foreach(policy sstfilter.BlockedBloom:10 sstfilter.Cuckoo:12
                  sstfilter.Hybrid:10:1 sstfilter.LevelAware:10
                  sstfilter.LevelAware:10:cpu_lean
                  sstfilter.LevelAware:10:portable)
     add_test(NAME rocksdb_db_stress_with_${policy}
-             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/rocksdb_db_stress_smoke.sh
+             COMMAND bash ${PROJECT_SOURCE_DIR}/tools/reliability/db_stress_smoke.sh
                      ${SSTFILTER_ROCKSDB_BUILD} ${policy})
     set_tests_properties(rocksdb_db_stress_with_${policy} PROPERTIES
                          LABELS rocksdb TIMEOUT 300)
@@ -168,7 +165,7 @@ if(SSTFILTER_ROCKSDB_BUILD)
   foreach(policy sstfilter.BlockedBloom:10 sstfilter.Cuckoo:12
                  sstfilter.Hybrid:10:1 sstfilter.LevelAware:10)
     add_test(NAME rocksdb_db_stress_switch_to_${policy}_and_back
-             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/rocksdb_db_stress_smoke.sh
+             COMMAND bash ${PROJECT_SOURCE_DIR}/tools/reliability/db_stress_smoke.sh
                      ${SSTFILTER_ROCKSDB_BUILD} bloomfilter:10 ${policy}
                      bloomfilter:10)
     set_tests_properties(rocksdb_db_stress_switch_to_${policy}_and_back

@@ -16,7 +16,7 @@
 #include "inspector.h"
 #include "tools_test_support.h"
 
-namespace sstfilter::tools_testing {
+namespace sstfilter::test_support {
 namespace {
 
 struct CommandResult {
@@ -487,4 +487,4 @@ TEST_F(CliTest, StockLdbKeepsOurFilterOnlyWithThePreloadLibrary) {
 #endif  // SSTFILTER_PRELOAD_LIB
 
 }  // namespace
-}  // namespace sstfilter::tools_testing
+}  // namespace sstfilter::test_support

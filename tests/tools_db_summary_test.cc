@@ -10,8 +10,6 @@
 
 #include <algorithm>
 #include <cmath>
-
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -26,7 +24,7 @@
 #include "rocksdb_db_support.h"
 #include "tools_test_support.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 using inspect::DbSummary;
@@ -179,8 +177,7 @@ class MixedDbSummaryTest : public ::testing::TestWithParam<bool> {};
 // (reading every kind through our policy) measures.
 TEST_P(MixedDbSummaryTest, EachKindOfEachLevelIsNamedWithItsBitsPerKeyAndFpr) {
   TempDir dir;
-  const tools_testing::KindKeys expected =
-      tools_testing::BuildMixedDb(dir.path(), GetParam());
+  const KindKeys expected = BuildMixedDb(dir.path(), GetParam());
   ASSERT_FALSE(expected.empty());
   const DbSummary summary = inspect::SummarizeDb(dir.path());
   ASSERT_TRUE(summary.status.ok()) << summary.status.ToString();
@@ -206,7 +203,7 @@ TEST_P(MixedDbSummaryTest, EachKindOfEachLevelIsNamedWithItsBitsPerKeyAndFpr) {
     EXPECT_EQ(keys_by_kind, expected.at(level.level));
     EXPECT_NEAR(reads, level.figures.reads_per_get, 1e-12);
   }
-  EXPECT_EQ(family.keys, tools_testing::kMixedDbKeys);
+  EXPECT_EQ(family.keys, kMixedDbKeys);
   EXPECT_EQ(family.levels[0].kinds, "BlockedBloom+FastLocalBloom");
   EXPECT_EQ(family.levels[2].kinds, "BlockedBloom+Ribbon128");
 
@@ -217,7 +214,7 @@ TEST_P(MixedDbSummaryTest, EachKindOfEachLevelIsNamedWithItsBitsPerKeyAndFpr) {
   auto db = Open(options, dir.path());
   ASSERT_NE(db, nullptr);
   TakeStats(*options.statistics);
-  GetAll(db.get(), Range(tools_testing::kMixedDbKeys, kAbsent));
+  GetAll(db.get(), Range(kMixedDbKeys, kAbsent));
   const FilterStats absent = TakeStats(*options.statistics);
   const double measured =
       static_cast<double>(absent.positive) / static_cast<double>(kAbsent);
@@ -598,4 +595,4 @@ TEST(DbSummaryErrors, DirectoryWithoutCurrentIsNotADb) {
 }
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

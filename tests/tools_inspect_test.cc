@@ -16,7 +16,7 @@
 #include "sst_parser.h"
 #include "tools_test_support.h"
 
-namespace sstfilter::tools_testing {
+namespace sstfilter::test_support {
 namespace {
 
 using inspect::FileReport;
@@ -153,8 +153,7 @@ void ExpectAnswers(const DbSpec& spec, const std::string& sst) {
   }
   const double measured = static_cast<double>(false_positives) / absent.size();
   EXPECT_NEAR(measured, negatives.fpr,
-              sstfilter::test_support::FprTolerance(negatives.fpr,
-                                                    absent.size(), 0.15));
+              FprTolerance(negatives.fpr, absent.size(), 0.15));
 }
 
 TEST_P(InspectPolicyTest, FullFilterFiguresMatchTheKeysItHolds) {
@@ -473,4 +472,4 @@ TEST(InspectDamage, MissingFileAndNonSstGiveErrors) {
 }
 
 }  // namespace
-}  // namespace sstfilter::tools_testing
+}  // namespace sstfilter::test_support

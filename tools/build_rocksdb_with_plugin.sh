@@ -9,9 +9,10 @@
 #   tools/build_rocksdb_with_plugin.sh --print-dir [--version X.Y.Z] [--tsan]
 #
 # --tsan builds a second, separately cached flavour for ThreadSanitizer
-# (tools/tsan.sh): RocksDB, the plugin and the core with -fsanitize=thread,
-# -O2 -g and without NDEBUG, so that its db_stress also has RocksDB's kill
-# points for the whitebox crash test (tools/crashtest.sh --whitebox). Its
+# (tools/reliability/tsan.sh): RocksDB, the plugin and the core with
+# -fsanitize=thread, -O2 -g and without NDEBUG, so that its db_stress also
+# has RocksDB's kill points for the whitebox crash test
+# (tools/reliability/crashtest.sh --whitebox). Its
 # targets are the library, db_stress, ldb and sst_dump (no db_bench).
 #
 # The source (tools/rocksdb_source.sh): --tarball PATH or

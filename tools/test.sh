@@ -48,7 +48,7 @@ cmake --build build/asan -j "$jobs" --target blocked_bloom_test \
 ctest --test-dir build/asan --output-on-failure -j "$jobs" -L filter | tee -a "$log"
 
 echo "== fuzzing"
-bash tools/fuzz.sh "${SSTFILTER_FUZZ_SECONDS:-30}"
+bash tools/reliability/fuzz.sh "${SSTFILTER_FUZZ_SECONDS:-30}"
 
 passed=0; failed=0
 while read -r pass fail; do

@@ -3,9 +3,9 @@
 // decided from rocksdb/version.h. The plugin always implements the newest
 // filter interface, and these macros say which of its methods RocksDB's
 // base class declares (and so which ones override). What the tools, tests
-// and benchmarks need of the DB API is tools/rocksdb_db_compat.h. Sources:
-// table/block_based/filter_policy_internal.h, include/rocksdb/*.h and
-// HISTORY.md of each release.
+// and benchmarks need of the DB API is ../support/rocksdb_db_compat.h.
+// Sources: table/block_based/filter_policy_internal.h, include/rocksdb/*.h
+// and HISTORY.md of each release.
 #pragma once
 
 #include <cstddef>

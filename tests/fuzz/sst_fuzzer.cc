@@ -1,5 +1,5 @@
 // libFuzzer target for the inspector's SST reader
-// (tools/sst_inspect/sst_parser.h, tools/sst_inspect/filter_block_decoder.h).
+// (tools/inspect/sst_parser.h, tools/inspect/filter_block_decoder.h).
 // Every input is read four ways, none of which may crash or read out of bounds
 // (run under ASan/UBSan):
 //   1. as a whole SST file, then its filter blocks;

@@ -25,14 +25,7 @@
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
 
-namespace sstfilter::cuckoo_testing {
-
-using test_support::AbsentKeyHashes;
-using test_support::FprTolerance;
-using test_support::Hex;
-using test_support::RandomKeyHashes;
-using test_support::SequentialBigEndianKeyHashes;
-using test_support::SequentialKeyHashes;
+namespace sstfilter::test_support {
 
 // A static filter's metadata: checksum, one table record, key count,
 // fields, tag.
@@ -252,4 +245,4 @@ inline void SetSlot(std::string* slots, uint32_t f, uint64_t index,
   }
 }
 
-}  // namespace sstfilter::cuckoo_testing
+}  // namespace sstfilter::test_support

@@ -1,7 +1,7 @@
 // Shared by the builder memory suites: one filter built through a policy's
 // builder from keys made one at a time (no key set is held, so only the
 // builder's own memory grows), with its peak heap counted by
-// bench/alloc_meter, which the test binary links.
+// alloc_meter (rocksdb_plugin/support/), which the test binary links.
 #pragma once
 
 #include <chrono>
@@ -11,7 +11,7 @@
 #include "alloc_meter.h"
 #include "rocksdb_test_support.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 
 // Key i of a distinct, sorted sequence, written over `out`: the 8-byte
 // `tag`, then i as 8 big-endian bytes (16 bytes, the size of db_bench's
@@ -53,8 +53,8 @@ inline MeteredBuild BuildMetered(const rdb::FilterPolicy& policy,
   std::unique_ptr<rdb::FilterBitsBuilder> builder(
       policy.GetBuilderWithContext(rdb::FilterBuildingContext(table_options)));
   MeteredBuild build;
-  const size_t baseline = bench::HeapBytesInUse();
-  bench::ResetHeapPeak();
+  const size_t baseline = alloc_meter::HeapBytesInUse();
+  alloc_meter::ResetHeapPeak();
   const auto start = Clock::now();
   char key[kSequenceKeySize];
   for (uint64_t i = 0; i < num_keys; ++i) {
@@ -65,7 +65,7 @@ inline MeteredBuild BuildMetered(const rdb::FilterPolicy& policy,
   build.filter = builder->Finish(&build.owner);
   const auto finished = Clock::now();
   build.peak_bytes_per_key_beyond_filter =
-      (static_cast<double>(bench::HeapPeakBytes()) -
+      (static_cast<double>(alloc_meter::HeapPeakBytes()) -
        static_cast<double>(baseline) -
        static_cast<double>(build.filter.size())) /
       static_cast<double>(num_keys);
@@ -75,4 +75,4 @@ inline MeteredBuild BuildMetered(const rdb::FilterPolicy& policy,
   return build;
 }
 
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "db_levels.h"
 #include "rocksdb/db.h"
 #include "rocksdb/slice_transform.h"
 #include "rocksdb/statistics.h"
@@ -34,11 +35,9 @@
 #include "sstfilter/hash.h"
 #include "temp_dir.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 
 namespace fs = std::filesystem;
-
-using sstfilter::test_support::TempDir;
 
 // Present keys are Key(i) for i < num_keys, absent ones Key(i) above: 16
 // hex digits of a bijective mix of i, so both sets spread evenly over the
@@ -129,33 +128,20 @@ inline void Flush(rdb::DB* db) {
   ASSERT_TRUE(db->Flush(rdb::FlushOptions()).ok());
 }
 
-inline std::vector<std::string> FilesAtLevel(rdb::DB* db, int level) {
-  rdb::ColumnFamilyMetaData meta;
-  db->GetColumnFamilyMetaData(&meta);
-  std::vector<std::string> names;
-  for (const auto& file : meta.levels[level].files) {
-    names.push_back(file.db_path + file.name);
-  }
-  return names;
-}
+using db_support::FilesAtLevel;
 
 // An LSM with files on L0..L3 whose key ranges all overlap: key i goes to
 // run i % 4, run 0 is compacted to L3 (bottommost), run 1 to L2, run 2 to
 // L1 and run 3 stays on L0, in files of about `file_bytes`.
 inline void BuildLeveledDb(rdb::DB* db, uint64_t num_keys,
                            uint64_t file_bytes = 2 << 20, KeyFn key = Key) {
-  for (int run = 0; run < 4; ++run) {
-    std::vector<uint64_t> ids;
-    for (uint64_t i = run; i < num_keys; i += 4) ids.push_back(i);
-    Put(db, ids, key);
-    Flush(db);
-    const int level = 3 - run;
-    if (level == 0) break;
-    rdb::CompactionOptions compaction;
-    compaction.compression = rdb::kSnappyCompression;
-    compaction.output_file_size_limit = file_bytes;
-    ASSERT_TRUE(db->CompactFiles(compaction, FilesAtLevel(db, 0), level).ok());
-  }
+  const rdb::Status s = db_support::BuildLevels(
+      db, num_keys, 4, [](uint64_t i) { return 3 - static_cast<int>(i % 4); },
+      [key](uint64_t i, rdb::WriteBatch* batch) {
+        batch->Put(key(i), Value(i));
+      },
+      file_bytes);
+  ASSERT_TRUE(s.ok()) << s.ToString();
   for (int level = 0; level < 4; ++level) {
     EXPECT_FALSE(FilesAtLevel(db, level).empty()) << "level " << level;
   }
@@ -451,4 +437,4 @@ inline std::string PolicyTestName(
   return ShortName(info.param);
 }
 
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

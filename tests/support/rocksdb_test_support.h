@@ -14,7 +14,7 @@
 #include "sstfilter/rocksdb_plugin.h"
 #include "table/block_based/filter_policy_internal.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 
 namespace rdb = ROCKSDB_NAMESPACE;
 
@@ -74,4 +74,4 @@ inline BuiltFilter BuildFilter(const rdb::FilterPolicy& policy,
   return BuildFilter(policy, keys, rdb::FilterBuildingContext(table_options));
 }
 
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

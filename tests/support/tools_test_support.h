@@ -20,13 +20,10 @@
 #include "rocksdb_test_support.h"
 #include "temp_dir.h"
 
-namespace sstfilter::tools_testing {
+namespace sstfilter::test_support {
 
 namespace rdb = ROCKSDB_NAMESPACE;
 namespace fs = std::filesystem;
-using rocksdb_testing::Keys;
-
-using sstfilter::test_support::TempDir;
 
 // What a test database is made of.
 struct DbSpec {
@@ -59,8 +56,7 @@ inline rdb::Options DbOptions(const DbSpec& spec) {
   options.disable_auto_compactions = true;
   rdb::BlockBasedTableOptions table;
   if (!spec.policy.empty()) {
-    const rdb::Status s =
-        rocksdb_testing::MakePolicy(spec.policy, &table.filter_policy);
+    const rdb::Status s = MakePolicy(spec.policy, &table.filter_policy);
     EXPECT_TRUE(s.ok()) << spec.policy << ": " << s.ToString();
   }
   table.format_version = spec.format_version;
@@ -106,7 +102,7 @@ inline std::string BuildDb(const std::string& dir, const DbSpec& spec) {
 // The keys of each filter kind on each level: kinds[level][kind].
 using KindKeys = std::map<int, std::map<std::string, uint64_t>>;
 
-// Present keys of BuildMixedDb are rocksdb_testing::Key(i), i below this.
+// Present keys of BuildMixedDb are Key(i), i below this.
 inline constexpr uint64_t kMixedDbKeys = 40000;
 
 // A DB as switches of policy leave it: each file below written by reopening
@@ -122,23 +118,21 @@ inline constexpr uint64_t kMixedDbKeys = 40000;
 // meets every L0 file and one file of each level below. Returns the kinds'
 // keys per level, or {} after a test failure.
 inline KindKeys BuildMixedDb(const std::string& dir, bool partitioned) {
-  using rocksdb_testing::Key;
   KindKeys kinds;
   // Writes `ids` with `policy` and moves their file to `level` (0: stays).
   auto write = [&](const std::string& policy, const char* kind, int level,
                    const std::vector<uint64_t>& ids) {
-    rocksdb_testing::DbConfig config;
+    DbConfig config;
     config.policy = policy;
     config.partitioned = partitioned;
-    auto db = rocksdb_testing::Open(rocksdb_testing::MakeOptions(config), dir);
+    auto db = Open(MakeOptions(config), dir);
     if (db == nullptr) return;
-    rocksdb_testing::Put(db.get(), ids);
-    rocksdb_testing::Flush(db.get());
+    Put(db.get(), ids);
+    Flush(db.get());
     if (level > 0) {
       rdb::CompactionOptions compaction;
       compaction.compression = rdb::kSnappyCompression;
-      const std::vector<std::string> flushed =
-          rocksdb_testing::FilesAtLevel(db.get(), 0);
+      const std::vector<std::string> flushed = FilesAtLevel(db.get(), 0);
       EXPECT_EQ(flushed.size(), 1u);
       EXPECT_TRUE(db->CompactFiles(compaction, flushed, level).ok());
     }
@@ -168,4 +162,4 @@ inline KindKeys BuildMixedDb(const std::string& dir, bool partitioned) {
   return kinds;
 }
 
-}  // namespace sstfilter::tools_testing
+}  // namespace sstfilter::test_support

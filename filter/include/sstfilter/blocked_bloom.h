@@ -17,7 +17,7 @@
 //              9 bits of a 32-bit multiplicative hash of the line's g.
 // Any line count works, not only powers of two.
 //
-// Serialized format (kind 1), little-endian. Version 2, written today:
+// Serialized format (kind 1), little-endian. Version 2, the one written:
 //   offset       size  field
 //   0            64*L  the L = num_lines lines; bit p of a line is bit
 //                      (p & 7) of its byte (p >> 3)

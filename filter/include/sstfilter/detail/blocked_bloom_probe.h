@@ -87,8 +87,7 @@ inline bool MayContain(const BloomLines& s, uint64_t hash) {
   }
   if (s.probes_second == 0) return true;
   // Most absent keys stop at the first line, so the second is derived only
-  // when needed (measured: 1.58x -> 1.43x FastLocalBloom-AVX2's time in
-  // cache; an eager prefetch of it gained nothing out of cache).
+  // when needed (bench/README.md, "Two lines in cache").
   const KeyLine second = SecondLineOf(hash, s.num_lines);
   return LineOps::Test(LinePtr(s.lines, second.line), second.g,
                        s.probes_second);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# tools/kill_test.sh: kill -9 around filter construction.
+# tools/reliability/kill_test.sh: kill -9 around filter construction.
 #
-#   tools/kill_test.sh [--iterations N] [--kills K] [--bin DIR]
+#   tools/reliability/kill_test.sh [--iterations N] [--kills K] [--bin DIR]
 #                      [--rocksdb-build DIR] [--seed S] [--work DIR]
 #
 # Each iteration makes a fresh DB with one configuration (the policies
@@ -24,9 +24,9 @@
 # 7.8.3 with the policies registered).
 #
 # The test command runs 3 iterations (ctest kill_test_short); the soak is
-#   bash tools/kill_test.sh --iterations 100
+#   bash tools/reliability/kill_test.sh --iterations 100
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 iterations=3
 kills=2
 bin="$root/build/release/tools"

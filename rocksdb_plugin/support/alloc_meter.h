@@ -1,5 +1,5 @@
-// bench/alloc_meter.h: counts the heap bytes the process holds, so the
-// drivers can report a builder's peak extra memory. Linking alloc_meter.cc
+// Counts the heap bytes the process holds, so the benchmarks and the memory
+// tests can report a builder's peak extra memory. Linking alloc_meter.cc
 // replaces the global operator new / delete (all forms); allocations made
 // inside shared libraries (librocksdb's builders) go through them too.
 // Bytes are malloc_usable_size, i.e. what the allocator really hands out.
@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-namespace sstfilter::bench {
+namespace sstfilter::alloc_meter {
 
 // Bytes currently held through operator new.
 size_t HeapBytesInUse();
@@ -17,4 +17,4 @@ size_t HeapBytesInUse();
 void ResetHeapPeak();
 size_t HeapPeakBytes();
 
-}  // namespace sstfilter::bench
+}  // namespace sstfilter::alloc_meter

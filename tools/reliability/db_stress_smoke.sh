@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/rocksdb_db_stress_smoke.sh ROCKSDB_BUILD POLICY [POLICY...]
+# tools/reliability/db_stress_smoke.sh ROCKSDB_BUILD POLICY [POLICY...]
 # RocksDB's own db_stress, built with the plugin compiled in, on a DB whose
 # OPTIONS file names POLICY: a few seconds of mixed reads and writes with
 # reopens, verified by db_stress against its expected state; then every SST
@@ -13,7 +13,7 @@
 # --continuous_verification_interval=0, as in tools/db_crashtest.py's
 # defaults: db_stress's verification thread reads its DB pointer while
 # --reopen replaces it, a race in db_stress itself that ThreadSanitizer
-# (tools/tsan.sh) reports.
+# (tools/reliability/tsan.sh) reports.
 set -euo pipefail
 build="$1/build"
 shift

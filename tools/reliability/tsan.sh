@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# tools/tsan.sh: sstfilter's RocksDB suites under ThreadSanitizer, against
-# RocksDB built from source with the plugin compiled in and everything
+# tools/reliability/tsan.sh: sstfilter's RocksDB suites under
+# ThreadSanitizer, against RocksDB built from source with the plugin compiled in and everything
 # (RocksDB, the plugin, sstfilter's core, the tests) instrumented with
 # -fsanitize=thread; no NDEBUG on either side, so their class layouts agree.
 #
-#   tools/tsan.sh [--version X.Y.Z] [ctest arguments...]
+#   tools/reliability/tsan.sh [--version X.Y.Z] [ctest arguments...]
 #
 # The RocksDB build is build_rocksdb_with_plugin.sh --tsan (cached beside
 # the release build; the first build takes about 40 minutes on 2 cores).
@@ -14,7 +14,7 @@
 # compression threads call EstimateEntriesAdded while keys are added.
 # Not part of tools/test.sh (CI): it needs the second RocksDB build.
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 version="${SSTFILTER_ROCKSDB_VERSION:-11.8.1}"
 if [ "${1:-}" = "--version" ]; then version="$2"; shift 2; fi
 ctest_args=("$@")

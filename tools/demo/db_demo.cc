@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "db_levels.h"
 #include "inspector.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/convenience.h"
@@ -100,41 +101,12 @@ rdb::Status MakeOptions(const std::string& policy, rdb::Options* options) {
   return s;
 }
 
-std::vector<std::string> FilesAtLevel(rdb::DB* db, int level) {
-  rdb::ColumnFamilyMetaData meta;
-  db->GetColumnFamilyMetaData(&meta);
-  std::vector<std::string> names;
-  for (const auto& file : meta.levels[level].files) {
-    names.push_back(file.db_path + file.name);
-  }
-  return names;
-}
-
 // Writes run L3 first, compacts it to L3, then L2, L1, and flushes L0.
 rdb::Status BuildLsm(rdb::DB* db, uint64_t num_keys) {
-  rdb::WriteOptions write_options;
-  write_options.disableWAL = true;
-  rdb::Status s;
-  for (int level = kLevels - 1; level >= 0 && s.ok(); --level) {
-    rdb::WriteBatch batch;
-    for (uint64_t i = 0; i < num_keys && s.ok(); ++i) {
-      if (LevelOf(i) != level) continue;
-      batch.Put(Key(i), Value(i));
-      if (batch.Count() == 1000) {
-        s = db->Write(write_options, &batch);
-        batch.Clear();
-      }
-    }
-    if (s.ok()) s = db->Write(write_options, &batch);
-    if (s.ok()) s = db->Flush(rdb::FlushOptions());
-    if (s.ok() && level > 0) {
-      rdb::CompactionOptions compaction;
-      compaction.compression = rdb::kSnappyCompression;
-      compaction.output_file_size_limit = 4 << 20;
-      s = db->CompactFiles(compaction, FilesAtLevel(db, 0), level);
-    }
-  }
-  return s;
+  return sstfilter::db_support::BuildLevels(
+      db, num_keys, kLevels, LevelOf,
+      [](uint64_t i, rdb::WriteBatch* batch) { batch->Put(Key(i), Value(i)); },
+      4 << 20);
 }
 
 struct Row {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <new>
 
-namespace sstfilter::bench {
+namespace sstfilter::alloc_meter {
 namespace {
 
 std::atomic<size_t> g_in_use{0};
@@ -58,19 +58,19 @@ void ResetHeapPeak() {
 
 size_t HeapPeakBytes() { return g_peak.load(std::memory_order_relaxed); }
 
-}  // namespace sstfilter::bench
+}  // namespace sstfilter::alloc_meter
 
-using sstfilter::bench::Allocate;
-using sstfilter::bench::AllocateAligned;
-using sstfilter::bench::Release;
+using sstfilter::alloc_meter::Allocate;
+using sstfilter::alloc_meter::AllocateAligned;
+using sstfilter::alloc_meter::Release;
 
 void* operator new(size_t size) { return Allocate(size); }
 void* operator new[](size_t size) { return Allocate(size); }
 void* operator new(size_t size, const std::nothrow_t&) noexcept {
-  return sstfilter::bench::Counted(std::malloc(size == 0 ? 1 : size));
+  return sstfilter::alloc_meter::Counted(std::malloc(size == 0 ? 1 : size));
 }
 void* operator new[](size_t size, const std::nothrow_t&) noexcept {
-  return sstfilter::bench::Counted(std::malloc(size == 0 ? 1 : size));
+  return sstfilter::alloc_meter::Counted(std::malloc(size == 0 ? 1 : size));
 }
 void* operator new(size_t size, std::align_val_t align) {
   return AllocateAligned(size, align);

@@ -1,15 +1,18 @@
 // How RocksDB's DB API differs between the releases sstfilter supports, for
 // the tools, tests and benchmarks (the plugin's own switches are
 // rocksdb_plugin/src/rocksdb_compat.h, which this includes): opening a DB,
-// the filter tickers and the compression property. Sources: include/rocksdb/
-// *.h and HISTORY.md of each release.
+// waiting for its compactions, the filter tickers and the compression
+// property. Sources: include/rocksdb/*.h and HISTORY.md of each release.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "rocksdb/db.h"
+#include "rocksdb/options.h"
 #include "rocksdb/statistics.h"
 #include "rocksdb/table_properties.h"
 #include "rocksdb_compat.h"
@@ -64,6 +67,27 @@ inline ROCKSDB_NAMESPACE::Status OpenDbForReadOnly(
       options, path, families, handles, &raw);
   db->reset(raw);
   return s;
+#endif
+}
+
+// Waits until no flush or compaction is pending or running. RocksDB 8.4
+// added DB::WaitForCompact (HISTORY.md); before it, the DB's properties are
+// polled every 50 ms for at most 60 s, then TimedOut.
+inline ROCKSDB_NAMESPACE::Status WaitForCompactions(ROCKSDB_NAMESPACE::DB* db) {
+#if SSTFILTER_ROCKSDB_AT_LEAST(8, 4)
+  return db->WaitForCompact(ROCKSDB_NAMESPACE::WaitForCompactOptions());
+#else
+  for (int poll = 0; poll < 1200; ++poll) {
+    uint64_t pending = 0, running = 0, flushes = 0;
+    db->GetIntProperty("rocksdb.compaction-pending", &pending);
+    db->GetIntProperty("rocksdb.num-running-compactions", &running);
+    db->GetIntProperty("rocksdb.mem-table-flush-pending", &flushes);
+    if (pending == 0 && running == 0 && flushes == 0) {
+      return ROCKSDB_NAMESPACE::Status::OK();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return ROCKSDB_NAMESPACE::Status::TimedOut("compactions still running");
 #endif
 }
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# tools/crashtest.sh: RocksDB's own crash test (tools/db_crashtest.py, with
-# its db_stress) with sstfilter's policies.
+# tools/reliability/crashtest.sh: RocksDB's own crash test
+# (tools/db_crashtest.py, with its db_stress) with sstfilter's policies.
 #
-#   tools/crashtest.sh [--rocksdb-build DIR] [--duration S] [--interval S]
-#                      [--modes "blackbox whitebox"] [--configs N]
-#                      [--policy ID] [--kill-odd N] [--work DIR]
+#   tools/reliability/crashtest.sh [--rocksdb-build DIR] [--duration S]
+#                      [--interval S] [--modes "blackbox whitebox"]
+#                      [--configs N] [--policy ID] [--kill-odd N] [--work DIR]
 #                      [--switch [--policies "ID ID..."] [--seed N]]
 #                      [-- DB_CRASHTEST_ARGS...]
 #
@@ -43,7 +43,7 @@
 #                            prefix mode, which RocksDB leaves undefined: an
 #                            L0 file whose filter rules out the first
 #                            prefix is skipped, whatever filter it has.
-#                            Found on 2026-11-23 as "Iterator verification:
+#                            Found as "Iterator verification:
 #                            Value not found" after a kill; every filter in
 #                            that DB matched the key and its prefix. After
 #                            each run the driver checks that db_stress ran
@@ -98,16 +98,16 @@
 # Short (the ctest rocksdb_crashtest_short, blackbox, ~4 min; the first
 # three configurations, LevelAware's three choices; BlockedBloom, Cuckoo
 # and Hybrid run in the switch test below):
-#   tools/crashtest.sh --duration 30 --interval 10 --configs 3
+#   tools/reliability/crashtest.sh --duration 30 --interval 10 --configs 3
 # Soak (9 configurations x 10 min blackbox = 1.5 hours; whitebox needs the
 # --tsan build, above):
-#   tools/crashtest.sh --duration 600 --interval 30 --configs 9
+#   tools/reliability/crashtest.sh --duration 600 --interval 30 --configs 9
 # Switch, short (the ctest rocksdb_crashtest_switch_short, ~3 min) and soak
 # (6 configurations x 7 phases of 2 min, ~90 min):
-#   tools/crashtest.sh --switch --duration 15 --interval 8 --configs 1
-#   tools/crashtest.sh --switch --duration 120 --interval 30
+#   tools/reliability/crashtest.sh --switch --duration 15 --interval 8 --configs 1
+#   tools/reliability/crashtest.sh --switch --duration 120 --interval 30
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 rocksdb_build=""
 duration=40
 interval=10

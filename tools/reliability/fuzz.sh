@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) into build/fuzz and
 # runs them:
-#   tools/fuzz.sh [SECONDS]
+#   tools/reliability/fuzz.sh [SECONDS]
 #       each fuzzer for SECONDS of wall time (default 30): the CI run, which
 #       keeps nothing it finds but a crash;
-#   tools/fuzz.sh --soak CPU_SECONDS [NAME...]
+#   tools/reliability/fuzz.sh --soak CPU_SECONDS [NAME...]
 #       each named fuzzer (filter, sst, options; default all) until its
 #       process has used CPU_SECONDS of CPU time (read from /proc/PID/stat:
 #       on a shared machine wall time is not CPU time), two at a time, at
@@ -14,13 +14,13 @@
 # Every run starts from the seeds (make_seeds.cc's filters and the golden
 # filters, tests/fuzz/options_seeds.txt) and tests/fuzz/corpus/NAME.
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dir="$root/build/fuzz"
 all=(filter sst options)
 
 soak=""
 if [ "${1:-}" = "--soak" ]; then
-  soak="${2:?usage: tools/fuzz.sh --soak CPU_SECONDS [NAME...]}"
+  soak="${2:?usage: tools/reliability/fuzz.sh --soak CPU_SECONDS [NAME...]}"
   shift 2
   if [ "$#" -gt 0 ]; then names=("$@"); else names=("${all[@]}"); fi
 else

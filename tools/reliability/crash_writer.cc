@@ -1,5 +1,5 @@
 // sstfilter-crash-writer: the two halves of the kill -9 test
-// (tools/kill_test.sh).
+// (tools/reliability/kill_test.sh).
 //
 //   sstfilter-crash-writer write --db DIR --policy ID [--partitioned]
 //                                [--prefix_len N] [--batch N]
