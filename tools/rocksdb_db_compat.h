@@ -1,15 +1,18 @@
 // How RocksDB's DB API differs between the releases sstfilter supports, for
 // the tools, tests and benchmarks (the plugin's own switches are
 // rocksdb_plugin/src/rocksdb_compat.h, which this includes): opening a DB,
-// the filter tickers and the compression property. Sources: include/rocksdb/
-// *.h and HISTORY.md of each release.
+// the filter tickers, the compression property and waiting for compactions.
+// Sources: include/rocksdb/*.h and HISTORY.md of each release.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "rocksdb/db.h"
+#include "rocksdb/options.h"
 #include "rocksdb/statistics.h"
 #include "rocksdb/table_properties.h"
 #include "rocksdb_compat.h"
@@ -132,6 +135,36 @@ inline bool IsSnappyCompressed(
     const ROCKSDB_NAMESPACE::TableProperties& properties) {
   return properties.compression_name == "Snappy" ||
          properties.compression_name == "BuiltinV2;01;";
+}
+
+// Waits until the DB has no flush or compaction running or pending (the
+// memtable is not flushed first). RocksDB 8.4 added DB::WaitForCompact;
+// before it, the properties that say so are polled until two polls in a
+// row find nothing to do, since a finished compaction may schedule the next
+// between two reads of them.
+inline ROCKSDB_NAMESPACE::Status WaitForBackgroundWork(
+    ROCKSDB_NAMESPACE::DB* db) {
+#if SSTFILTER_ROCKSDB_AT_LEAST(8, 4)
+  return db->WaitForCompact(ROCKSDB_NAMESPACE::WaitForCompactOptions());
+#else
+  using Properties = ROCKSDB_NAMESPACE::DB::Properties;
+  const std::string* const kBusy[] = {
+      &Properties::kMemTableFlushPending, &Properties::kNumRunningFlushes,
+      &Properties::kCompactionPending, &Properties::kNumRunningCompactions};
+  for (int idle_polls = 0; idle_polls < 2;) {
+    bool busy = false;
+    for (const std::string* property : kBusy) {
+      uint64_t value = 0;
+      if (!db->GetIntProperty(*property, &value)) {
+        return ROCKSDB_NAMESPACE::Status::NotSupported(*property);
+      }
+      busy = busy || value != 0;
+    }
+    idle_polls = busy ? 0 : idle_polls + 1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return ROCKSDB_NAMESPACE::Status::OK();
+#endif
 }
 
 }  // namespace sstfilter::rocksdb_compat
