@@ -408,7 +408,7 @@ int Run(const Args& args, const Workload& workload) {
   }
 
   Random gets(args.seed, kGets);
-  Answers before;  // phases A and the overwrite
+  Answers before;  // phase A and the overwrite
   s = run.Read(args.reads, workload.hit_share, workload.hot, gets, nullptr,
                &before);
   if (!s.ok()) return Fail("phase A", s);
