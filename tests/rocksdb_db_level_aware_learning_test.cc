@@ -7,16 +7,14 @@
 // (bench/workload_compare is the full-scale run.)
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <random>
-#include <thread>
 
 #include "level_aware_learning.h"
 #include "rocksdb_db_support.h"
 
-namespace sstfilter::rocksdb_testing {
+namespace sstfilter::test_support {
 namespace {
 
 using rocksdb_plugin::ColumnFamilyObservations;
@@ -25,15 +23,8 @@ constexpr uint64_t kKeys = 200000;
 constexpr uint64_t kGets = 150000;
 
 void WaitForCompactions(rdb::DB* db) {
-  for (int i = 0; i < 2400; ++i) {
-    uint64_t pending = 0, running = 0, flushes = 0;
-    db->GetIntProperty("rocksdb.compaction-pending", &pending);
-    db->GetIntProperty("rocksdb.num-running-compactions", &running);
-    db->GetIntProperty("rocksdb.mem-table-flush-pending", &flushes);
-    if (pending == 0 && running == 0 && flushes == 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ADD_FAILURE() << "compactions did not finish in 120 s";
+  const rdb::Status waited = rocksdb_compat::WaitForCompactions(db);
+  EXPECT_TRUE(waited.ok()) << waited.ToString();
 }
 
 rdb::Options LearningOptions(const std::string& policy, bool for_hits) {
@@ -263,4 +254,4 @@ TEST(RocksdbDbLevelAwareLearning, HotKeyRangeTablesGetTheBits) {
 }
 
 }  // namespace
-}  // namespace sstfilter::rocksdb_testing
+}  // namespace sstfilter::test_support

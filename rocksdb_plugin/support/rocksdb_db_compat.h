@@ -72,20 +72,35 @@ inline ROCKSDB_NAMESPACE::Status OpenDbForReadOnly(
 
 // Waits until no flush or compaction is pending or running. RocksDB 8.4
 // added DB::WaitForCompact (HISTORY.md); before it, the DB's properties are
-// polled every 50 ms for at most 60 s, then TimedOut.
-inline ROCKSDB_NAMESPACE::Status WaitForCompactions(ROCKSDB_NAMESPACE::DB* db) {
+// polled every 50 ms until two polls in a row find nothing to do (a
+// finished compaction may schedule the next between two reads of them),
+// for at most `max_wait`, then TimedOut.
+inline ROCKSDB_NAMESPACE::Status WaitForCompactions(
+    ROCKSDB_NAMESPACE::DB* db,
+    std::chrono::seconds max_wait = std::chrono::seconds(600)) {
 #if SSTFILTER_ROCKSDB_AT_LEAST(8, 4)
+  (void)max_wait;
   return db->WaitForCompact(ROCKSDB_NAMESPACE::WaitForCompactOptions());
 #else
-  for (int poll = 0; poll < 1200; ++poll) {
-    uint64_t pending = 0, running = 0, flushes = 0;
-    db->GetIntProperty("rocksdb.compaction-pending", &pending);
-    db->GetIntProperty("rocksdb.num-running-compactions", &running);
-    db->GetIntProperty("rocksdb.mem-table-flush-pending", &flushes);
-    if (pending == 0 && running == 0 && flushes == 0) {
-      return ROCKSDB_NAMESPACE::Status::OK();
+  using Properties = ROCKSDB_NAMESPACE::DB::Properties;
+  const std::string* const kBusy[] = {
+      &Properties::kMemTableFlushPending, &Properties::kNumRunningFlushes,
+      &Properties::kCompactionPending, &Properties::kNumRunningCompactions};
+  constexpr std::chrono::milliseconds kPoll(50);
+  int idle_polls = 0;
+  for (auto waited = std::chrono::milliseconds(0); waited < max_wait;
+       waited += kPoll) {
+    bool busy = false;
+    for (const std::string* property : kBusy) {
+      uint64_t value = 0;
+      if (!db->GetIntProperty(*property, &value)) {
+        return ROCKSDB_NAMESPACE::Status::NotSupported(*property);
+      }
+      busy = busy || value != 0;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    idle_polls = busy ? 0 : idle_polls + 1;
+    if (idle_polls == 2) return ROCKSDB_NAMESPACE::Status::OK();
+    std::this_thread::sleep_for(kPoll);
   }
   return ROCKSDB_NAMESPACE::Status::TimedOut("compactions still running");
 #endif
