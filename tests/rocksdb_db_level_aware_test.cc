@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "rocksdb_db_support.h"
+#include "sstfilter/level_allocation.h"
 
 namespace sstfilter::test_support {
 namespace {
@@ -182,9 +183,12 @@ TEST_P(EachChoice, EveryKeyFoundInTheStaticLayout) {
   const MultiLevelRun level_aware = BuildAndLookUp(GetParam(), false);
   ExpectEveryKeyFound(level_aware);
   EXPECT_GE(level_aware.populated_levels, 2);
-  // Bounded: no level gets more than 4x the average.
-  EXPECT_LE(level_aware.filter_bytes * 8.0,
-            4 * 10.0 * level_aware.filter_entries + 8.0 * 1024 * 1024);
+  // Bounded: no level gets more than LevelAllocation::kMaxOverAverage
+  // times the average.
+  EXPECT_LE(
+      level_aware.filter_bytes * 8.0,
+      LevelAllocation::kMaxOverAverage * 10.0 * level_aware.filter_entries +
+          8.0 * 1024 * 1024);
 }
 
 }  // namespace

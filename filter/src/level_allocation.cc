@@ -498,7 +498,7 @@ double CuckooCrossoverBitsPerKey() {
 
 double LevelAllocation::MaxBitsPerKey(double average_bits_per_key) {
   return std::max(average_bits_per_key,
-                  std::min(4.0 * average_bits_per_key, 64.0));
+                  std::min(kMaxOverAverage * average_bits_per_key, 64.0));
 }
 
 double LevelShare(double size_ratio, uint32_t num_levels, uint32_t level) {

@@ -2,7 +2,6 @@
 // the widest fingerprint that fits the id's bits per key, and
 // sstfilter.Hybrid, which gives a file of a shallow level BlockedBloom
 // instead.
-#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -146,22 +145,10 @@ class HybridPolicy : public CuckooPolicy {
   }
 
  private:
-  // The level rule of RocksDB's RibbonFilterPolicy::GetBuilderWithContext
-  // (filter_policy.cc), plus: a bottommost file always gets Cuckoo.
+  // RocksDB's level rule (TableLevel), plus: a bottommost file always gets
+  // Cuckoo.
   bool UsesBloom(const FilterBuildingContext& context) const {
-    if (context.is_bottommost) return false;
-    int level = INT_MAX;  // unknown, FIFO or none: treated as the last
-    if (context.compaction_style == ROCKSDB_NAMESPACE::kCompactionStyleLevel ||
-        context.compaction_style ==
-            ROCKSDB_NAMESPACE::kCompactionStyleUniversal) {
-      if (context.reason ==
-          ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush) {
-        level = -1;
-      } else if (context.level_at_creation != -1) {
-        level = context.level_at_creation;
-      }
-    }
-    return level < bloom_before_level_;
+    return !context.is_bottommost && TableLevel(context) < bloom_before_level_;
   }
 
   const int bloom_before_level_;

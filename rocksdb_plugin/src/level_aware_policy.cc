@@ -155,7 +155,8 @@ class LevelAwarePolicy : public PolicyBase {
       for (const KindModel& k : model.kinds) {
         if (k.kind == choice.kind) kind = &k;
       }
-      const double max_bits = model.max_bits_per_key;
+      const double max_bits =
+          LevelAllocation::MaxBitsPerKey(settings_.BitsPerKey());
       if (kind != nullptr) {
         build.choose = [workload, kind, choice, level, max_bits](
                            std::string_view smallest,
@@ -229,19 +230,17 @@ class LevelAwarePolicy : public PolicyBase {
     return uniform_;
   }
 
-  // The table's level in a leveled tree (a flush is L0), or -1 where it
-  // has no place in one: universal and FIFO have no levels of T-fold
-  // sizes, and a table of no level (SstFileWriter, or level -1 outside a
-  // flush) sits nowhere.
+  // The table's level in a leveled tree (TableLevel, with a flush in L0),
+  // or -1 where it has no place in one: universal and FIFO have no levels
+  // of T-fold sizes, and a table of no level (SstFileWriter) sits nowhere.
   static int TreeLevel(const FilterBuildingContext& context) {
     if (context.compaction_style != ROCKSDB_NAMESPACE::kCompactionStyleLevel) {
       return -1;
     }
-    const bool flush =
-        context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush;
-    return flush ? 0
-                 : std::min(std::max(context.level_at_creation, -1),
-                            kMaxTreeLevels - 1);
+    const int level = TableLevel(context);
+    return level == kUnknownTableLevel
+               ? -1
+               : std::clamp(level, 0, kMaxTreeLevels - 1);
   }
 
   FilterBitsBuilder* Make(const FilterChoice& choice,

@@ -32,16 +32,6 @@ constexpr BuildCost kRibbonBuild{47.73, 1.071};
 
 // The choices' caps, over the reference configuration at the same memory.
 constexpr double kCpuLeanCapOverBloom = 1.2;
-// No level gets more than this times the average bits/key. Trivial moves:
-// in the dynamic layout under a write backlog, RocksDB lowers its base
-// level and moves whole files down, and a moved file keeps the filter
-// built for its old level (FilterBuildingContext comes only with a new
-// table). Measured (bench/README.md, "Trivial moves"), such files held
-// 1-3% of the keys at up to 4x the average bits/key, 1-4% over budget.
-// The levels that get the most bits are small, so capping them costs the
-// model little (at 10 bits/key on four levels, under 1% more FPR) and
-// bounds what a moved file can overspend.
-constexpr double kMaxBitsOverAverage = 2.5;
 
 constexpr size_t kCurveKeys = size_t{1} << 20;
 
@@ -185,7 +175,6 @@ LevelCostModel CostModelFor(LevelAwareChoice choice,
                  build.Ns(average_bits_per_key);
   }
   model.max_build_ns = lean ? kCpuLeanCapOverBloom * reference : reference;
-  model.max_bits_per_key = kMaxBitsOverAverage * average_bits_per_key;
   return model;
 }
 

@@ -2,6 +2,7 @@
 // policy shares, and SstfilterPolicy, a policy sized by bits per key.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -54,6 +55,27 @@ class PolicyBase : public ROCKSDB_NAMESPACE::FilterPolicy {
   // The option compatibility_name: one of kFamilyNames.
   std::string compatibility_name_;
 };
+
+// The level a table is built for, by the rule of RocksDB's
+// RibbonFilterPolicy::GetBuilderWithContext (filter_policy.cc): under
+// leveled or universal compaction a flush is level -1 (above L0) and a
+// compaction's output its level_at_creation; anything else (FIFO,
+// SstFileWriter, a level of -1 outside a flush) is kUnknownTableLevel,
+// below every level. Hybrid compares it with bloom_before_level; LevelAware
+// counts a flush into L0 and gives unknown levels its one-level filter.
+inline constexpr int kUnknownTableLevel = INT_MAX;
+inline int TableLevel(const ROCKSDB_NAMESPACE::FilterBuildingContext& context) {
+  if (context.compaction_style != ROCKSDB_NAMESPACE::kCompactionStyleLevel &&
+      context.compaction_style !=
+          ROCKSDB_NAMESPACE::kCompactionStyleUniversal) {
+    return kUnknownTableLevel;
+  }
+  if (context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush) {
+    return -1;
+  }
+  return context.level_at_creation == -1 ? kUnknownTableLevel
+                                         : context.level_at_creation;
+}
 
 // A policy sized by bits per key: BlockedBloom, Cuckoo and Hybrid.
 class SstfilterPolicy : public PolicyBase {
