@@ -532,25 +532,15 @@ double TreeBuildNs(const LevelCostModel& model,
 
 FilterChoice TableChoice(const KindModel& kind, const FilterChoice& level,
                          double density_factor, double max_bits_per_key) {
-  if (!(density_factor > 0) || std::abs(std::log(density_factor)) < 0.01) {
-    return level;
-  }
-  // The best point of the kind within `bits`, or its smallest.
+  if (!(density_factor > 0)) return level;
+  // The best point of the kind within `bits`.
   auto within = [&kind](double bits) {
     if (kind.within) return kind.within(bits);
-    const FilterChoice* best = nullptr;
-    const FilterChoice* smallest = nullptr;
+    FilterChoice best{kind.kind, 0, 0, 2};
     for (const FilterChoice& c : kind.points) {
-      if (smallest == nullptr || c.bits_per_key < smallest->bits_per_key) {
-        smallest = &c;
-      }
-      if (c.bits_per_key <= bits && (best == nullptr || c.fpr < best->fpr)) {
-        best = &c;
-      }
+      if (c.bits_per_key <= bits && c.fpr < best.fpr) best = c;
     }
-    return best != nullptr       ? *best
-           : smallest != nullptr ? *smallest
-                                 : FilterChoice{};
+    return best;
   };
   // The FPR's fall per bit near the level's bits, from the curve itself
   // (about ln 2 / 1.04 for Ribbon, less for Bloom kinds); at least a
@@ -564,7 +554,21 @@ FilterChoice TableChoice(const KindModel& kind, const FilterChoice& level,
   const double target =
       std::clamp(b + std::log(density_factor) / fall,
                  LevelAllocation::kMinBitsPerKey, max_bits_per_key);
-  return within(target);
+  // Moves of less than a quarter bit are not made: the kinds' sizes come in
+  // steps of about that, and rounding every table down a step would leave
+  // the level's memory unspent.
+  if (std::abs(target - b) < 0.25) return level;
+  if (kind.within) return kind.within(target);
+  // The point nearest the target, so that over a level's tables the sizes
+  // round as often up as down.
+  const FilterChoice* nearest = nullptr;
+  for (const FilterChoice& c : kind.points) {
+    if (nearest == nullptr || std::abs(c.bits_per_key - target) <
+                                  std::abs(nearest->bits_per_key - target)) {
+      nearest = &c;
+    }
+  }
+  return nearest != nullptr ? *nearest : level;
 }
 
 std::vector<double> ModelAbsentProbes(

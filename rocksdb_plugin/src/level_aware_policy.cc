@@ -289,11 +289,14 @@ class LevelAwarePolicy : public PolicyBase {
         tree.levels.push_back(level);
         tree.shares.push_back(static_cast<double>(entries[level]));
       }
-      // L0 is often empty between compactions, and holds a flush or more
-      // at any time.
+      // L0 holds between none and a few flushes, and a settled DB's L0
+      // holds about one: its share is one flush's entries (or what it
+      // holds, before the first flush of the process), so that the memory
+      // of a settled DB is the average asked.
       tree.levels.push_back(0);
       tree.shares.push_back(static_cast<double>(
-          std::max<uint64_t>({entries[0], flush_entries, 1})));
+          std::max<uint64_t>(flush_entries > 0 ? flush_entries : entries[0],
+                             1)));
     } else {
       const int deepest = cf.deepest.load(std::memory_order_relaxed);
       if (deepest == 0) return {};

@@ -204,9 +204,9 @@ std::vector<LevelLoad> TShapedLoads(double size_ratio, uint32_t num_levels,
 // level's kind, its bits/key moved from the level's by log(density_factor)
 // over the kind's log FPR fall per bit near the level's bits, so that a
 // table drawing more absent probes per entry gets more bits (Monkey over
-// tables; at the level's own density, the level's filter). The best point
-// of `kind` within that many bits, in [the kind's smallest,
-// max_bits_per_key]; `level` itself if the factor is within 1% of 1.
+// tables; at the level's own density, the level's filter). The kind's point
+// nearest that many bits (BlockedBloom: exactly), within [1,
+// max_bits_per_key]; `level` itself if the move is under a quarter bit.
 FilterChoice TableChoice(const KindModel& kind, const FilterChoice& level,
                          double density_factor, double max_bits_per_key);
 
