@@ -14,10 +14,10 @@
 #include <thread>
 #include <vector>
 
-#include "builtin_format.h"
 #include "level_cost_model.h"
 #include "rocksdb/table.h"
 #include "rocksdb_test_support.h"
+#include "sstfilter/block_classifier.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/level_allocation.h"
@@ -67,14 +67,12 @@ Written Build(const rdb::FilterPolicy& policy, const Context& c) {
                                          : LevelFilterKind::kBlockedBloom;
   } else {
     // RocksDB's own builder wrote it.
-    const rocksdb_plugin::BuiltinKind kind =
-        rocksdb_plugin::ReadBuiltinFormat(bytes).kind;
-    EXPECT_TRUE(kind == rocksdb_plugin::BuiltinKind::kFastLocalBloom ||
-                kind == rocksdb_plugin::BuiltinKind::kRibbon128)
+    const BuiltinKind kind = ReadBuiltinFormat(bytes).kind;
+    EXPECT_TRUE(kind == BuiltinKind::kFastLocalBloom ||
+                kind == BuiltinKind::kRibbon128)
         << "neither ours nor FastLocalBloom nor Ribbon";
-    w.kind = kind == rocksdb_plugin::BuiltinKind::kRibbon128
-                 ? LevelFilterKind::kRibbon
-                 : LevelFilterKind::kFastLocalBloom;
+    w.kind = kind == BuiltinKind::kRibbon128 ? LevelFilterKind::kRibbon
+                                             : LevelFilterKind::kFastLocalBloom;
   }
   if (w.kind == LevelFilterKind::kCuckoo) {
     CuckooView view;
@@ -90,8 +88,8 @@ Written Build(const rdb::FilterPolicy& policy, const Context& c) {
 // and a cuckoo build's possible 1% retry).
 void ExpectBuilt(const Written& w, const FilterChoice& choice,
                  const std::string& what) {
-  EXPECT_EQ(LevelFilterKindName(w.kind), std::string(LevelFilterKindName(
-                                              choice.kind)))
+  EXPECT_EQ(LevelFilterKindName(w.kind),
+            std::string(LevelFilterKindName(choice.kind)))
       << what;
   EXPECT_EQ(w.fingerprint_bits, choice.fingerprint_bits) << what;
   // Ribbon's overhead depends a little on the number of keys (the model's
@@ -227,10 +225,10 @@ TEST_P(EachChoice, EveryLevelsFilterReadsBackWithNoFalseNegative) {
     context.compaction_style = rdb::kCompactionStyleLevel;
     context.num_levels = 7;
     const BuiltFilter filter = BuildFilter(*policy, keys, context);
-    const rocksdb_plugin::BuiltinKind kind =
-        rocksdb_plugin::ReadBuiltinFormat(filter.bytes.ToStringView()).kind;
-    const bool builtin = kind == rocksdb_plugin::BuiltinKind::kFastLocalBloom ||
-                         kind == rocksdb_plugin::BuiltinKind::kRibbon128;
+    const BuiltinKind kind =
+        ReadBuiltinFormat(filter.bytes.ToStringView()).kind;
+    const bool builtin =
+        kind == BuiltinKind::kFastLocalBloom || kind == BuiltinKind::kRibbon128;
     if (GetParam() == LevelAwareChoice::kPortable) {
       EXPECT_TRUE(builtin) << "L" << level << ": not one of RocksDB's formats";
     }
@@ -317,8 +315,7 @@ TEST(LevelAwareCostModel, EachChoiceBeatsItsReferenceWithinItsCpuCap) {
     bloom_build = TreeBuildNs(lean_model, bloom, 10);
     // (The reference is at exactly 10 bits/key; `bloom` at the grid's
     // nearest point below it.)
-    EXPECT_NEAR(lean_model.max_build_ns, 1.2 * bloom_build,
-                0.01 * bloom_build);
+    EXPECT_NEAR(lean_model.max_build_ns, 1.2 * bloom_build, 0.01 * bloom_build);
   }
 }
 
