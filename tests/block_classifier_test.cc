@@ -77,27 +77,34 @@ TEST(BlockClassifier, OurBlocksAreOursUnderEitherName) {
 }
 
 TEST(BlockClassifier, RocksdbKindsReadByTheirMetadataUnderEitherName) {
-  for (BlockFamily family : kFamilies) {
-    BlockClass block = ClassifyBlock(FastLocalBloomBlock(), family);
-    EXPECT_EQ(block.owner, BlockOwner::kRocksdb);
-    EXPECT_EQ(block.rocksdb.kind, BuiltinKind::kFastLocalBloom);
-    EXPECT_EQ(block.rocksdb.num_probes, 6u);
-    EXPECT_EQ(block.rocksdb.line_bytes, 64u);
-    EXPECT_EQ(block.rocksdb.num_lines, 4u);
-
-    block = ClassifyBlock(RibbonBlock(), family);
-    EXPECT_EQ(block.owner, BlockOwner::kRocksdb);
-    EXPECT_EQ(block.rocksdb.kind, BuiltinKind::kRibbon128);
-    EXPECT_EQ(block.rocksdb.seed, 3u);
-    EXPECT_EQ(block.rocksdb.num_blocks, 4u);
-    EXPECT_EQ(block.rocksdb.num_segments, 8u);
-
-    block = ClassifyBlock(LegacyBloomBlock(), family);
-    EXPECT_EQ(block.owner, BlockOwner::kRocksdb);
-    EXPECT_EQ(block.rocksdb.kind, BuiltinKind::kLegacyBloom);
-    EXPECT_EQ(block.rocksdb.num_probes, 6u);
-    EXPECT_EQ(block.rocksdb.num_lines, 4u);
-    EXPECT_EQ(block.rocksdb.line_bytes, 64u);
+  // The block, then what its metadata says.
+  struct Case {
+    std::string bytes;
+    BuiltinKind kind;
+    uint32_t num_probes;
+    uint64_t line_bytes, num_lines;
+    uint32_t seed;
+    uint64_t num_blocks, num_segments;
+  };
+  const Case cases[] = {
+      {FastLocalBloomBlock(), BuiltinKind::kFastLocalBloom, 6, 64, 4, 0, 0, 0},
+      {RibbonBlock(), BuiltinKind::kRibbon128, 0, 0, 0, 3, 4, 8},
+      {LegacyBloomBlock(), BuiltinKind::kLegacyBloom, 6, 64, 4, 0, 0, 0},
+  };
+  for (const Case& c : cases) {
+    for (BlockFamily family : kFamilies) {
+      const BlockClass block = ClassifyBlock(c.bytes, family);
+      EXPECT_EQ(block.owner, BlockOwner::kRocksdb);
+      EXPECT_TRUE(block.why.ok());
+      const BuiltinFormat& f = block.rocksdb;
+      EXPECT_EQ(f.kind, c.kind);
+      EXPECT_EQ(f.num_probes, c.num_probes);
+      EXPECT_EQ(f.line_bytes, c.line_bytes);
+      EXPECT_EQ(f.num_lines, c.num_lines);
+      EXPECT_EQ(f.seed, c.seed);
+      EXPECT_EQ(f.num_blocks, c.num_blocks);
+      EXPECT_EQ(f.num_segments, c.num_segments);
+    }
   }
 }
 
