@@ -53,8 +53,10 @@ class BuiltinReader final : public FilterBitsReader {
   const std::unique_ptr<FilterBitsReader> reader_;
 };
 
-// Hashes up to kHashGroup keys of a MultiGet batch at a time (MultiGet
-// batches are at most 32 keys) and hands them to `probe`.
+// Hashes a batch's keys kHashGroup at a time, into an array on the stack,
+// and hands them to `probe`. 64: twice MultiGet's largest batch
+// (MultiGetContext::MAX_BATCH_SIZE, 32), so that RocksDB's batches take one
+// group.
 constexpr int kHashGroup = 64;
 template <typename Probe>
 inline void ForEachHashGroup(int num_keys, Slice** keys, bool* may_match,
@@ -169,8 +171,7 @@ class ViewReader final : public FilterBitsReader {
 };
 
 FilterBitsReader* NewBlockedBloomReader(const BlockedBloomView& view) {
-  const detail::BloomLines lines =
-      detail::BloomLines::Of(view.lines(), view.params());
+  const detail::BloomLines& lines = view.probe_lines();
 #if defined(__x86_64__)
   if (ActiveSimdPath() == SimdPath::kAvx2) {
     return new BlockedBloomReader<detail::Avx2LineOps>(lines);

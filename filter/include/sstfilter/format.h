@@ -109,7 +109,7 @@ Status CheckKindAndVersion(FilterKind kind, uint8_t version,
 // or version: about 1 block in 2^24 ends in 0 "SF") still reads as v1.
 // parse_v1 must not rely on what a failed parse_v2 left behind. Both
 // return Status; on success *version is the version parsed, otherwise the
-// error is the trailer's (the format written today), or the head's.
+// error is the trailer's (the current format's), or the head's.
 template <typename ParseV1, typename ParseV2>
 Status ParseByVersion(std::string_view bytes, FilterKind kind,
                       ParseV1&& parse_v1, ParseV2&& parse_v2,
