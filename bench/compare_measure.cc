@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "rocksdb/convenience.h"
+#include "sstfilter/block_classifier.h"
 
 #ifdef SSTFILTER_FAST_LOCAL_BLOOM_AVX2
 #include "fast_local_bloom_avx2.h"
@@ -82,26 +83,25 @@ double BuildFilter(const Subject& subject,
 }
 
 std::string Describe(const rdb::Slice& contents) {
-  const std::string_view bytes(contents.data(), contents.size());
-  FilterView view;
-  if (FilterView::Parse(bytes, &view).ok()) {
-    if (const BlockedBloomView* bloom = view.blocked_bloom()) {
+  const BlockClass block =
+      ClassifyBlock(std::string_view(contents.data(), contents.size()),
+                    BlockFamily::kRocksdbBuiltin);
+  if (block.owner == BlockOwner::kOurs) {
+    if (const BlockedBloomView* bloom = block.ours.blocked_bloom()) {
       return "BlockedBloom k=" + std::to_string(bloom->params().num_probes) +
              "/" + std::to_string(bloom->params().lines_per_key) + " lines";
     }
-    return "Cuckoo f=" + std::to_string(view.cuckoo()->fingerprint_bits());
+    return "Cuckoo f=" +
+           std::to_string(block.ours.cuckoo()->fingerprint_bits());
   }
-  // RocksDB's metadata: the 5 bytes after the filter
-  // (BuiltinFilterPolicy::GetBuiltinFilterBitsReader).
-  if (contents.size() > 5) {
-    const auto* meta =
-        reinterpret_cast<const uint8_t*>(contents.data() + contents.size() - 5);
-    if (meta[0] == 0xff && meta[1] == 0) {
-      return "FastLocalBloom k=" + std::to_string(meta[2] & 31);
-    }
-    if (meta[0] == 0xfe) return "Ribbon";
+  switch (block.rocksdb.kind) {
+    case BuiltinKind::kFastLocalBloom:
+      return "FastLocalBloom k=" + std::to_string(block.rocksdb.num_probes);
+    case BuiltinKind::kRibbon128:
+      return "Ribbon";
+    default:
+      return "?";
   }
-  return "?";
 }
 
 uint64_t HashOf(bool ours, const rdb::Slice& key) {

@@ -40,6 +40,7 @@
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb_db_compat.h"
 #include "sstfilter/filter_view.h"
+#include "sstfilter/format.h"
 #include "sstfilter/rocksdb_plugin.h"
 #include "table/block_based/filter_policy_internal.h"
 
@@ -47,8 +48,6 @@ namespace sstfilter::bench {
 namespace {
 
 namespace rdb = ROCKSDB_NAMESPACE;
-
-constexpr size_t kBlockTrailer = 5;  // BlockBasedTable::kBlockTrailerSize
 
 struct Settings {
   size_t filters = 1000;
@@ -139,7 +138,7 @@ bool Run(const std::string& id, bool optimize_for_memory,
     t.keys += counts[i];
     t.disk += filter.size();
     t.built += malloc_usable_size(const_cast<char*>(owner.get()));
-    t.cached += UsableOfFresh(filter.size() + kBlockTrailer);
+    t.cached += UsableOfFresh(filter.size() + kRocksdbBlockTrailerBytes);
     t.model_fpr += ModelFpr(builder.get(), counts[i], filter);
     std::unique_ptr<rdb::FilterBitsReader> reader(
         policy->GetFilterBitsReader(filter));

@@ -20,6 +20,11 @@ sstfilter_add_test(cuckoo_static_test
   SLOW CuckooStaticTest.StaticNeverFalseNegativeAtTenMillionKeys
        CuckooStaticTest.StaticBitsPerKeyAtTwelveBitFingerprintsIsAtMost12_8
        CuckooStaticTest.StaticNeverFalseNegativeAcrossSizesAndKeyPatterns)
+# Whose a block is, ours or RocksDB's, under either family name.
+sstfilter_add_test(block_classifier_test
+  SOURCES block_classifier_test.cc
+  LIBS sstfilter::core
+  LABELS filter)
 # Format v1 stays readable: golden files written by the v1 writers.
 sstfilter_add_test(format_compat_test
   SOURCES format_compat_test.cc

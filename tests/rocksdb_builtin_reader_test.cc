@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "builtin_format.h"
 #include "rocksdb_test_support.h"
+#include "sstfilter/block_classifier.h"
 #include "sstfilter/format.h"
 
 namespace sstfilter::test_support {
@@ -21,22 +21,25 @@ namespace {
 
 // Every policy, and the layouts and kinds they write.
 const char* const kPolicies[] = {
-    "sstfilter.BlockedBloom:10", "sstfilter.BlockedBloom:10:1",
-    "sstfilter.BlockedBloom:2",  "sstfilter.Cuckoo:12",
-    "sstfilter.Cuckoo:33",       "sstfilter.Hybrid:10",
-    "sstfilter.Hybrid:10:-1",    "sstfilter.LevelAware:10",
-    "sstfilter.LevelAware:10:cpu_lean", "sstfilter.LevelAware:10:portable",
+    "sstfilter.BlockedBloom:10",
+    "sstfilter.BlockedBloom:10:1",
+    "sstfilter.BlockedBloom:2",
+    "sstfilter.Cuckoo:12",
+    "sstfilter.Cuckoo:33",
+    "sstfilter.Hybrid:10",
+    "sstfilter.Hybrid:10:-1",
+    "sstfilter.LevelAware:10",
+    "sstfilter.LevelAware:10:cpu_lean",
+    "sstfilter.LevelAware:10:portable",
 };
 
 // A block that RocksDB's own builder wrote (LevelAware's levels of
 // RocksDB's kinds): FastLocalBloom or Ribbon, or, for no keys, RocksDB's
 // empty block.
 bool IsRocksdbKind(std::string_view bytes) {
-  const rocksdb_plugin::BuiltinKind kind =
-      rocksdb_plugin::ReadBuiltinFormat(bytes).kind;
-  return kind == rocksdb_plugin::BuiltinKind::kFastLocalBloom ||
-         kind == rocksdb_plugin::BuiltinKind::kRibbon128 ||
-         kind == rocksdb_plugin::BuiltinKind::kEmpty;
+  const BuiltinKind kind = ReadBuiltinFormat(bytes).kind;
+  return kind == BuiltinKind::kFastLocalBloom ||
+         kind == BuiltinKind::kRibbon128 || kind == BuiltinKind::kEmpty;
 }
 
 const size_t kSizes[] = {0, 1, 2, 3, 5, 64, 1000, 4097, 100000};

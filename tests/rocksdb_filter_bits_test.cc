@@ -369,10 +369,10 @@ TEST_P(FilterBitsTest, OptimizeFiltersForMemoryOffWritesTheTargetSize) {
 }
 
 // optimize_filters_for_memory on: the filter takes the usable space of its
-// own buffer, less RocksDB's 5-byte block trailer, to the last whole line
+// own buffer, less RocksDB's block trailer, to the last whole line
 // or bucket, and finds every key.
 TEST_P(FilterBitsTest, OptimizeFiltersForMemoryFillsItsBuffersUsableSpace) {
-  constexpr size_t kBlockTrailer = 5;
+  constexpr size_t kBlockTrailer = kRocksdbBlockTrailerBytes;
   for (size_t count : {1000, 1001, 1002, 1003, 1010, 4097, 30000, 100000}) {
     SCOPED_TRACE(count);
     auto builder = OurBuilder(true);

@@ -64,8 +64,8 @@ Finished Finish(const BuilderConfig& config,
   f.space = builder->CalculateSpace(keys.size());
   f.bytes = builder->Finish(&f.owner);
   EXPECT_TRUE(FilterView::Parse(f.bytes.ToStringView(), &f.view).ok());
-  f.reader.reset(rocksdb_plugin::NewBitsReader(
-      f.bytes, rocksdb_plugin::ReaderFamily::kRocksdbBuiltin));
+  f.reader.reset(
+      rocksdb_plugin::NewBitsReader(f.bytes, BlockFamily::kRocksdbBuiltin));
   return f;
 }
 

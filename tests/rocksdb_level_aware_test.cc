@@ -14,11 +14,11 @@
 #include <thread>
 #include <vector>
 
-#include "builtin_format.h"
 #include "level_aware_learning.h"
 #include "level_cost_model.h"
 #include "rocksdb/table.h"
 #include "rocksdb_test_support.h"
+#include "sstfilter/block_classifier.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/level_allocation.h"
@@ -71,14 +71,12 @@ Written Build(const rdb::FilterPolicy& policy, const Context& c) {
                                          : LevelFilterKind::kBlockedBloom;
   } else {
     // RocksDB's own builder wrote it.
-    const rocksdb_plugin::BuiltinKind kind =
-        rocksdb_plugin::ReadBuiltinFormat(bytes).kind;
-    EXPECT_TRUE(kind == rocksdb_plugin::BuiltinKind::kFastLocalBloom ||
-                kind == rocksdb_plugin::BuiltinKind::kRibbon128)
+    const BuiltinKind kind = ReadBuiltinFormat(bytes).kind;
+    EXPECT_TRUE(kind == BuiltinKind::kFastLocalBloom ||
+                kind == BuiltinKind::kRibbon128)
         << "neither ours nor FastLocalBloom nor Ribbon";
-    w.kind = kind == rocksdb_plugin::BuiltinKind::kRibbon128
-                 ? LevelFilterKind::kRibbon
-                 : LevelFilterKind::kFastLocalBloom;
+    w.kind = kind == BuiltinKind::kRibbon128 ? LevelFilterKind::kRibbon
+                                             : LevelFilterKind::kFastLocalBloom;
   }
   if (w.kind == LevelFilterKind::kCuckoo) {
     CuckooView view;
@@ -231,10 +229,10 @@ TEST_P(EachChoice, EveryLevelsFilterReadsBackWithNoFalseNegative) {
     context.compaction_style = rdb::kCompactionStyleLevel;
     context.num_levels = 7;
     const BuiltFilter filter = BuildFilter(*policy, keys, context);
-    const rocksdb_plugin::BuiltinKind kind =
-        rocksdb_plugin::ReadBuiltinFormat(filter.bytes.ToStringView()).kind;
-    const bool builtin = kind == rocksdb_plugin::BuiltinKind::kFastLocalBloom ||
-                         kind == rocksdb_plugin::BuiltinKind::kRibbon128;
+    const BuiltinKind kind =
+        ReadBuiltinFormat(filter.bytes.ToStringView()).kind;
+    const bool builtin =
+        kind == BuiltinKind::kFastLocalBloom || kind == BuiltinKind::kRibbon128;
     if (GetParam() == LevelAwareChoice::kPortable) {
       EXPECT_TRUE(builtin) << "L" << level << ": not one of RocksDB's formats";
     }

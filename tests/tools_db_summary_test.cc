@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -285,6 +286,89 @@ TEST(DbSummaryFamilies, BlocksUnderTheOldFamilyNameAreSummedUp) {
   EXPECT_EQ(levels[0].unfiltered, std::vector<std::string>{""});
   EXPECT_EQ(levels[1].unfiltered, std::vector<std::string>{kUnderOldName});
 }
+
+// A policy's DB under one of the two family names.
+struct FamilyCase {
+  const char* policy;
+  bool old_name;  // compatibility_name=sstfilter
+  // Whether some of its levels get RocksDB's kinds (LevelAware builds
+  // FastLocalBloom or Ribbon there under either name).
+  bool writes_rocksdb_kinds;
+};
+
+void PrintTo(const FamilyCase& c, std::ostream* os) {
+  *os << c.policy << (c.old_name ? " under the old name" : "");
+}
+
+class DbSummaryFamilyTest : public ::testing::TestWithParam<FamilyCase> {};
+
+// Every policy's DB over L0..L3, under either family name, is read whole:
+// every live file and every filter block in it, the blocks of RocksDB's
+// kinds that LevelAware writes under the old name included, read as the
+// policy's own reader reads them.
+TEST_P(DbSummaryFamilyTest, EveryFileOfEveryPolicyUnderEitherNameIsRead) {
+  const FamilyCase& c = GetParam();
+  TempDir dir;
+  DbConfig config;
+  config.policy = c.old_name ? std::string("id=") + c.policy +
+                                   ";compatibility_name=sstfilter"
+                             : c.policy;
+  {
+    auto db = Open(MakeOptions(config), dir.path());
+    ASSERT_NE(db, nullptr);
+    BuildLeveledDb(db.get(), kKeys, kFileBytes);
+    ASSERT_TRUE(db->Close().ok());
+  }
+  const DbSummary summary = inspect::SummarizeDb(dir.path());
+  ASSERT_TRUE(summary.status.ok()) << summary.status.ToString();
+  EXPECT_EQ(summary.errors, 0u) << inspect::FormatFileErrorsText(summary);
+  ASSERT_EQ(summary.column_families.size(), 1u);
+  const inspect::ColumnFamilySummary& family = summary.column_families[0];
+  ASSERT_EQ(family.levels.size(), 4u);
+  const std::string name =
+      c.old_name ? "sstfilter" : "rocksdb.BuiltinBloomFilter";
+  std::set<std::string> block_families;
+  for (const LevelSummary& level : family.levels) {
+    SCOPED_TRACE("L" + std::to_string(level.level) + " " + level.kinds);
+    for (size_t f = 0; f < level.files.size(); ++f) {
+      const FileReport& file = level.files[f];
+      SCOPED_TRACE(file.path);
+      ASSERT_TRUE(file.status.ok()) << file.status.ToString();
+      EXPECT_EQ(file.table.compatibility_name, name);
+      EXPECT_FALSE(file.blocks.empty());
+      EXPECT_EQ(level.unfiltered[f], "");
+      for (const sst::FilterBlockInfo& block : file.blocks) {
+        block_families.insert(block.family);
+      }
+    }
+    EXPECT_LT(level.figures.fpr, 0.1);
+  }
+  EXPECT_EQ(family.keys, kKeys);
+  EXPECT_EQ(block_families.count("rocksdb"), c.writes_rocksdb_kinds ? 1u : 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Policies, DbSummaryFamilyTest,
+    ::testing::Values(
+        FamilyCase{"sstfilter.BlockedBloom:10", false, false},
+        FamilyCase{"sstfilter.BlockedBloom:10", true, false},
+        FamilyCase{"sstfilter.Cuckoo:12", false, false},
+        FamilyCase{"sstfilter.Cuckoo:12", true, false},
+        FamilyCase{"sstfilter.Hybrid:10", false, false},
+        FamilyCase{"sstfilter.Hybrid:10", true, false},
+        FamilyCase{"sstfilter.LevelAware:10", false, true},
+        FamilyCase{"sstfilter.LevelAware:10", true, true},
+        FamilyCase{"sstfilter.LevelAware:10:cpu_lean", false, true},
+        FamilyCase{"sstfilter.LevelAware:10:cpu_lean", true, true},
+        FamilyCase{"sstfilter.LevelAware:10:portable", false, true},
+        FamilyCase{"sstfilter.LevelAware:10:portable", true, true}),
+    [](const ::testing::TestParamInfo<FamilyCase>& info) {
+      std::string name = info.param.policy + std::strlen("sstfilter.");
+      for (char& ch : name) {
+        if (ch == ':' || ch == '.') ch = '_';
+      }
+      return name + (info.param.old_name ? "_OldName" : "");
+    });
 
 // A switch of policy that leaves old files unfiltered: the DB is filled
 // over L0..L3 with `fill`, reopened with `reopen` to flush one more L0 file.

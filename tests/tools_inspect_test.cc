@@ -50,15 +50,14 @@ struct PolicyCase {
 
   // The FilterPolicy::CreateFromString value.
   std::string Value() const {
-    return old_name
-               ? std::string("id=") + policy +
-                     ";compatibility_name=" + sst::kSstfilterCompatibilityName
-               : policy;
+    return old_name ? std::string("id=") + policy +
+                          ";compatibility_name=" + kSstfilterCompatibilityName
+                    : policy;
   }
   // The family name after "fullfilter." in the SST.
   std::string CompatibilityName() const {
-    return old_name ? sst::kSstfilterCompatibilityName
-                    : sst::kBuiltinCompatibilityName;
+    return old_name ? kSstfilterCompatibilityName
+                    : kRocksdbFamilyCompatibilityName;
   }
 };
 

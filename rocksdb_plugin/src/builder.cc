@@ -84,18 +84,17 @@ class HashChunks {
 };
 
 // optimize_filters_for_memory. RocksDB reads a filter block into a buffer
-// of its size plus the 5-byte block trailer (BlockBasedTable::
-// kBlockTrailerSize), and the block cache holds that buffer; so a filter is
+// of its size plus the block trailer (kRocksdbBlockTrailerBytes), and the
+// block cache holds that buffer; so a filter is
 // sized to the usable space of such a buffer, less the trailer, as
 // XXPH3FilterBitsBuilder::AllocateMaybeRounding (filter_policy.cc) does.
 // Allocates it into *buffer, which then holds the filter.
-constexpr size_t kBlockTrailerBytes = 5;
 size_t AllocateUsable(size_t request, std::unique_ptr<char[]>* buffer) {
-  buffer->reset(new char[request + kBlockTrailerBytes]);
+  buffer->reset(new char[request + kRocksdbBlockTrailerBytes]);
 #if defined(__linux__)
   const size_t usable = malloc_usable_size(buffer->get());
-  if (usable >= request + kBlockTrailerBytes) {
-    return usable - kBlockTrailerBytes;
+  if (usable >= request + kRocksdbBlockTrailerBytes) {
+    return usable - kRocksdbBlockTrailerBytes;
   }
 #endif
   return request;

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "rocksdb_compat.h"
+#include "sstfilter/block_classifier.h"
 #include "sstfilter/format.h"
 #include "sstfilter/usable_space.h"
 #include "table/block_based/filter_policy_internal.h"
@@ -93,27 +94,14 @@ class BitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
 // added (RocksDB's parallel compression).
 BitsBuilder* NewBitsBuilder(const BuilderConfig& config);
 
-// Which blocks a policy's reader meets: those of its CompatibilityName.
-enum class ReaderFamily {
-  // "rocksdb.BuiltinBloomFilter": RocksDB's built-in filters and ours.
-  kRocksdbBuiltin,
-  // The old name "sstfilter": ours, format v1 included, and the blocks of
-  // RocksDB's kinds that LevelAware writes under it.
-  kSstfilterOnly,
-};
-
-// Parses `contents` once. A filter of ours (sstfilter/format.h) gets a
-// reader over it. A well-formed legacy Bloom, FastLocalBloom or Ribbon
-// block (builtin_format.h) gets RocksDB's own reader (that of a policy from
-// NewBloomFilterPolicy, which reads every built-in format from the block's
-// metadata): in the built-in family, and in the sstfilter-only family,
-// where LevelAware with compatibility_name=sstfilter writes them, unless
-// the block starts with a v1 head tag. Anything else (a block with our
-// trailer tag, or there a v1 head tag, that does not parse, being damaged
-// or of a later version; a truncated block) gets a reader that answers
-// "may match" for every key, as RocksDB's reader answers our blocks.
-// Readers are immutable.
+// Parses `contents` once and reads it as ClassifyBlock
+// (sstfilter/block_classifier.h) says for a policy of `family`: a filter of
+// ours gets a reader over it, a block of RocksDB's kinds RocksDB's own
+// reader (that of a policy from NewBloomFilterPolicy, which reads every
+// built-in format from the block's metadata), and any other block a reader
+// that answers "may match" for every key, as RocksDB's reader answers our
+// blocks. Readers are immutable.
 ROCKSDB_NAMESPACE::FilterBitsReader* NewBitsReader(
-    const ROCKSDB_NAMESPACE::Slice& contents, ReaderFamily family);
+    const ROCKSDB_NAMESPACE::Slice& contents, BlockFamily family);
 
 }  // namespace sstfilter::rocksdb_plugin

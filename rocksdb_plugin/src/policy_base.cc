@@ -23,8 +23,8 @@ using RocksStatus = ROCKSDB_NAMESPACE::Status;
 RocksStatus ParseCompatibilityName(const ConfigOptions& /*options*/,
                                    const std::string& name,
                                    const std::string& value, void* addr) {
-  if (value != kRocksdbFamilyCompatibilityName &&
-      value != kSstfilterCompatibilityName) {
+  BlockFamily family;
+  if (!FamilyNamed(value, &family)) {
     return RocksStatus::InvalidArgument(
         name + " must be " + kRocksdbFamilyCompatibilityName +
         " (the default: one family with RocksDB's filters) or " +
@@ -61,10 +61,9 @@ const char* PolicyBase::CompatibilityName() const {
 }
 
 FilterBitsReader* PolicyBase::GetFilterBitsReader(const Slice& contents) const {
-  return NewBitsReader(contents,
-                       compatibility_name_ == kSstfilterCompatibilityName
-                           ? ReaderFamily::kSstfilterOnly
-                           : ReaderFamily::kRocksdbBuiltin);
+  BlockFamily family = BlockFamily::kRocksdbBuiltin;
+  FamilyNamed(compatibility_name_, &family);
+  return NewBitsReader(contents, family);
 }
 
 RocksStatus PolicyBase::ConfigureOptions(

@@ -7,10 +7,10 @@
 #include <string_view>
 #include <utility>
 
-#include "builtin_format.h"
 #include "filter_bits.h"
 #include "key_hash.h"
 #include "rocksdb/filter_policy.h"
+#include "sstfilter/block_classifier.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/detail/avx2_line_ops.h"
@@ -53,8 +53,10 @@ class BuiltinReader final : public FilterBitsReader {
   const std::unique_ptr<FilterBitsReader> reader_;
 };
 
-// Hashes up to kHashGroup keys of a MultiGet batch at a time (MultiGet
-// batches are at most 32 keys) and hands them to `probe`.
+// Hashes a batch's keys kHashGroup at a time, into an array on the stack,
+// and hands them to `probe`. 64: twice MultiGet's largest batch
+// (MultiGetContext::MAX_BATCH_SIZE, 32), so that RocksDB's batches take one
+// group.
 constexpr int kHashGroup = 64;
 template <typename Probe>
 inline void ForEachHashGroup(int num_keys, Slice** keys, bool* may_match,
@@ -169,8 +171,7 @@ class ViewReader final : public FilterBitsReader {
 };
 
 FilterBitsReader* NewBlockedBloomReader(const BlockedBloomView& view) {
-  const detail::BloomLines lines =
-      detail::BloomLines::Of(view.lines(), view.params());
+  const detail::BloomLines& lines = view.probe_lines();
 #if defined(__x86_64__)
   if (ActiveSimdPath() == SimdPath::kAvx2) {
     return new BlockedBloomReader<detail::Avx2LineOps>(lines);
@@ -181,45 +182,29 @@ FilterBitsReader* NewBlockedBloomReader(const BlockedBloomView& view) {
 
 }  // namespace
 
-FilterBitsReader* NewBitsReader(const Slice& contents, ReaderFamily family) {
-  FilterView view;
-  if (!FilterView::Parse(ToView(contents), &view).ok()) {
-    // A block with our tag that does not parse is damaged or of a later
-    // version. Under the old name (sstfilter-only family) so is one with a
-    // v1 head tag: v1 blocks end in Bloom lines, which must never be taken
-    // for RocksDB's metadata. Only then may a block there be RocksDB's:
-    // LevelAware writes RocksDB's kinds under whichever name it is given.
-    FormatTag tag;
-    if (ReadTrailerTag(ToView(contents), &tag) ||
-        (family == ReaderFamily::kSstfilterOnly &&
-         ReadHeadTag(ToView(contents), &tag))) {
+FilterBitsReader* NewBitsReader(const Slice& contents, BlockFamily family) {
+  BlockClass block = ClassifyBlock(ToView(contents), family);
+  switch (block.owner) {
+    case BlockOwner::kOurs:
+      break;
+    case BlockOwner::kRocksdb: {
+      // RocksDB's built-in policies all read through one dispatcher. The
+      // policy is made once and never freed (readers may outlive statics).
+      static const ROCKSDB_NAMESPACE::FilterPolicy* const builtin =
+          ROCKSDB_NAMESPACE::NewBloomFilterPolicy(10);
+      return new BuiltinReader(builtin->GetFilterBitsReader(contents));
+    }
+    case BlockOwner::kMayMatch:
       return new AlwaysMayMatchReader();
-    }
-    switch (ReadBuiltinFormat(ToView(contents)).kind) {
-      case BuiltinKind::kLegacyBloom:
-      case BuiltinKind::kFastLocalBloom:
-      case BuiltinKind::kRibbon128: {
-        // RocksDB's built-in policies all read through one dispatcher. The
-        // policy is made once and never freed (readers may outlive statics).
-        static const ROCKSDB_NAMESPACE::FilterPolicy* const builtin =
-            ROCKSDB_NAMESPACE::NewBloomFilterPolicy(10);
-        return new BuiltinReader(builtin->GetFilterBitsReader(contents));
-      }
-      default:
-        // Empty, zero probes or malformed: a damaged block of ours (a
-        // truncated one loses its tag) may look like any of these, so
-        // "may match", where RocksDB would answer "no" to a short block.
-        return new AlwaysMayMatchReader();
-    }
   }
-  if (const BlockedBloomView* bloom = view.blocked_bloom()) {
+  if (const BlockedBloomView* bloom = block.ours.blocked_bloom()) {
     return NewBlockedBloomReader(*bloom);
   }
   detail::cuckoo::StaticTable table;
-  if (view.cuckoo()->StaticTableOf(&table)) {
+  if (block.ours.cuckoo()->StaticTableOf(&table)) {
     return new StaticCuckooReader(table);
   }
-  return new ViewReader(std::move(view));
+  return new ViewReader(std::move(block.ours));
 }
 
 }  // namespace sstfilter::rocksdb_plugin

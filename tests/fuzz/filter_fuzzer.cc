@@ -48,7 +48,7 @@ void ExerciseInlineProbes(const sstfilter::FilterView& any,
                           const uint64_t* probes) {
   namespace detail = sstfilter::detail;
   if (const auto* bloom = any.blocked_bloom()) {
-    const auto shape = detail::BloomLines::Of(bloom->lines(), bloom->params());
+    const auto shape = bloom->probe_lines();
     ExpectSameAnswers(
         *bloom, probes,
         [&](uint64_t h) {

@@ -4,9 +4,10 @@
 // (run under ASan/UBSan):
 //   1. as a whole SST file, then its filter blocks;
 //   2. as a restart-array block, with and without value lengths;
-//   3. as a filter block of each family name: a block that is ours under
-//      "sstfilter" is ours, described alike, under the name we share with
-//      RocksDB, and no other block is ours there;
+//   3. as a filter block of each family name: a block is ours under one
+//      name if and only if it is ours under the other, and a block read
+//      under the old name "sstfilter" (ours, or RocksDB's kinds) is
+//      described alike under the name we share with RocksDB;
 //   4. as the filter bytes of a well-formed SST this file writes around
 //      them (an independent writer): that table must read back, with its
 //      filter bytes unchanged.
@@ -24,8 +25,9 @@ namespace {
 
 using namespace sstfilter::sst;
 
-constexpr std::string_view kFamilies[] = {kSstfilterCompatibilityName,
-                                          kBuiltinCompatibilityName};
+constexpr std::string_view kFamilies[] = {
+    sstfilter::kSstfilterCompatibilityName,
+    sstfilter::kRocksdbFamilyCompatibilityName};
 
 void Check(bool ok) {
   if (!ok) __builtin_trap();
@@ -40,15 +42,21 @@ void CheckDescription(std::string_view family, std::string_view bytes) {
 }
 
 void CheckFamiliesAgree(std::string_view bytes) {
-  FilterBlockInfo ours, shared;
-  const bool ours_ok =
-      DescribeFilterBlock(kSstfilterCompatibilityName, bytes, &ours).ok();
+  FilterBlockInfo old_name, shared;
+  const bool old_ok =
+      DescribeFilterBlock(sstfilter::kSstfilterCompatibilityName, bytes,
+                          &old_name)
+          .ok();
   const bool shared_ok =
-      DescribeFilterBlock(kBuiltinCompatibilityName, bytes, &shared).ok();
-  Check(ours_ok == (shared_ok && shared.family == "sstfilter"));
-  if (!ours_ok) return;
-  Check(shared.kind == ours.kind && shared.version == ours.version &&
-        shared.keys == ours.keys && shared.fpr == ours.fpr);
+      DescribeFilterBlock(sstfilter::kRocksdbFamilyCompatibilityName, bytes,
+                          &shared)
+          .ok();
+  Check((old_ok && old_name.family == "sstfilter") ==
+        (shared_ok && shared.family == "sstfilter"));
+  if (!old_ok) return;
+  Check(shared_ok && shared.family == old_name.family &&
+        shared.kind == old_name.kind && shared.version == old_name.version &&
+        shared.keys == old_name.keys && shared.fpr == old_name.fpr);
 }
 
 void ReadWholeFile(std::string_view bytes) {

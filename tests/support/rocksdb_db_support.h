@@ -170,7 +170,8 @@ inline size_t FindFilterBlock(const std::string& sst, size_t filter_size,
   for (size_t tag = sst.find("SF"); tag != std::string::npos;
        tag = sst.find("SF", tag + 1)) {
     for (size_t at : {tag + 4 - filter_size, tag}) {
-      if (at > sst.size() || at + filter_size + 5 > sst.size() ||
+      if (at > sst.size() ||
+          at + filter_size + kRocksdbBlockTrailerBytes > sst.size() ||
           sst[at + filter_size] != 0 || at == found) {
         continue;
       }

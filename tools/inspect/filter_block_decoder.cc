@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "builtin_format.h"
+#include "sstfilter/block_classifier.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/detail/endian.h"
@@ -12,9 +12,6 @@
 
 namespace sstfilter::sst {
 namespace {
-
-using rocksdb_plugin::BuiltinFormat;
-using rocksdb_plugin::BuiltinKind;
 
 // Standard128Ribbon: 128-bit coefficient rows ("blocks" of 128 slots) and
 // at most 32 solution columns (filter_policy.cc, Standard128RibbonTypes).
@@ -77,17 +74,14 @@ void DescribeView(const CuckooView& view, FilterBlockInfo* info) {
   info->fpr = view.EstimatedFpr();
 }
 
-Status DescribeSstfilter(std::string_view bytes, FilterBlockInfo* info) {
-  FilterView view;
-  Status s = FilterView::Parse(bytes, &view);
-  if (!s.ok()) return s;
+void DescribeSstfilter(const FilterView& view, size_t bytes,
+                       FilterBlockInfo* info) {
   info->family = "sstfilter";
   info->kind = FilterKindName(view.kind());
   info->version = view.format_version();
-  info->bytes = bytes.size();
+  info->bytes = bytes;
   info->keys_known = true;
   view.Visit([info](const auto& kind_view) { DescribeView(kind_view, info); });
-  return Status::Ok();
 }
 
 // The legacy Bloom steps its probes by a rotation of the hash, modulo the
@@ -133,10 +127,10 @@ void DescribeRibbon(const BuiltinFormat& format, FilterBlockInfo* info) {
               (1 - lower_portion) * std::pow(0.5, static_cast<double>(columns));
 }
 
-// A block of RocksDB's built-in family that is not ours, by the rules its
-// reader follows (builtin_format.h).
-Status DescribeBuiltin(std::string_view bytes, FilterBlockInfo* info) {
-  const BuiltinFormat format = rocksdb_plugin::ReadBuiltinFormat(bytes);
+// A block of RocksDB's built-in kinds, as its metadata gives them
+// (block_classifier.h): false for none of them.
+bool DescribeBuiltin(std::string_view bytes, const BuiltinFormat& format,
+                     FilterBlockInfo* info) {
   // The Bloom kinds' lines: all but the metadata.
   const std::string_view lines =
       bytes.substr(0, format.num_lines * format.line_bytes);
@@ -147,12 +141,12 @@ Status DescribeBuiltin(std::string_view bytes, FilterBlockInfo* info) {
       // RocksDB reads a block this short as "no keys added".
       info->kind = "Empty";
       info->keys_known = true;
-      return Status::Ok();
+      return true;
     case BuiltinKind::kAlwaysTrue:
       info->kind = "AlwaysTrue";
       info->params = {{"num_probes", 0}};
       info->fpr = 1;
-      return Status::Ok();
+      return true;
     case BuiltinKind::kLegacyBloom:
       // The pre-5.x "full filter" Bloom, one line per key.
       info->kind = "LegacyBloom";
@@ -165,7 +159,7 @@ Status DescribeBuiltin(std::string_view bytes, FilterBlockInfo* info) {
       info->fpr = std::min(
           1.0,
           info->fpr + LegacyProbeFlawRate(info->occupancy, format.num_probes));
-      return Status::Ok();
+      return true;
     case BuiltinKind::kFastLocalBloom:
       // Putze, Sanders and Singler's cache-local Bloom filter.
       info->kind = "FastLocalBloom";
@@ -176,47 +170,43 @@ Status DescribeBuiltin(std::string_view bytes, FilterBlockInfo* info) {
           {"num_blocks", static_cast<int64_t>(format.num_lines)},
       };
       SetOneLineBloomFigures(lines, format.line_bytes, format.num_probes, info);
-      return Status::Ok();
+      return true;
     case BuiltinKind::kRibbon128:
       info->kind = "Ribbon128";
       DescribeRibbon(format, info);
-      return Status::Ok();
+      return true;
+    case BuiltinKind::kNone:
     case BuiltinKind::kMalformed:
       break;
   }
-  // A reserved marker, an unknown variant or sizes that do not add up: the
-  // metadata cannot tell a later format from damage.
-  return Status::NotSupported("not a RocksDB filter this tool knows: " +
-                              format.error);
-}
-
-// Under RocksDB's family name, ours (sstfilter/format.h) and RocksDB's told
-// apart as the plugin's reader tells them (filter_bits.h, NewBitsReader):
-// a block that parses as ours, or has our trailer tag, is ours.
-Status DescribeFamilyBlock(std::string_view bytes, FilterBlockInfo* info) {
-  Status ours = DescribeSstfilter(bytes, info);
-  FormatTag tag;
-  if (ours.ok() || ReadTrailerTag(bytes, &tag)) return ours;
-  *info = FilterBlockInfo();
-  return DescribeBuiltin(bytes, info);
+  return false;
 }
 
 }  // namespace
 
+// Whose the block is, by the rule the plugin's reader follows
+// (ClassifyBlock). A block whose metadata reads as RocksDB's empty or
+// zero-probe filter is described as that, though the reader answers "may
+// match" there in case it is a damaged block of ours.
 Status DescribeFilterBlock(std::string_view compatibility_name,
                            std::string_view bytes, FilterBlockInfo* info) {
-  FilterBlockInfo result;
-  Status s;
-  if (compatibility_name == kSstfilterCompatibilityName) {
-    s = DescribeSstfilter(bytes, &result);
-  } else if (compatibility_name == kBuiltinCompatibilityName) {
-    s = DescribeFamilyBlock(bytes, &result);
-  } else {
-    s = Status::NotSupported("filters of policy family \"" +
-                             std::string(compatibility_name) +
-                             "\" are unknown to this tool");
+  BlockFamily family;
+  if (!FamilyNamed(compatibility_name, &family)) {
+    return Status::NotSupported("filters of policy family \"" +
+                                std::string(compatibility_name) +
+                                "\" are unknown to this tool");
   }
-  if (!s.ok()) return s;
+  const BlockClass block = ClassifyBlock(bytes, family);
+  FilterBlockInfo result;
+  switch (block.owner) {
+    case BlockOwner::kOurs:
+      DescribeSstfilter(block.ours, bytes.size(), &result);
+      break;
+    case BlockOwner::kRocksdb:
+    case BlockOwner::kMayMatch:
+      if (!DescribeBuiltin(bytes, block.rocksdb, &result)) return block.why;
+      break;
+  }
   *info = std::move(result);
   return Status::Ok();
 }

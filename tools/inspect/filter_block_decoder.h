@@ -2,16 +2,11 @@
 // which filter it holds (family, kind, parameters) and what it costs.
 //
 // A block is read as the family its meta block name announces (the
-// CompatibilityName after "fullfilter." or "partitionedfilter."):
-//   "sstfilter"                   sstfilter's formats (sstfilter/format.h),
-//                                 as sstfilter 0.1 and the policy option
-//                                 compatibility_name=sstfilter write them
-//   "rocksdb.BuiltinBloomFilter"  the family sstfilter shares with RocksDB:
-//                                 a block of ours (it parses, or has our
-//                                 trailer tag), else one of RocksDB's
-//                                 built-in filters, told apart by their 5
-//                                 trailing metadata bytes
-//                                 (rocksdb_plugin/src/builtin_format.h)
+// CompatibilityName after "fullfilter." or "partitionedfilter."), "sstfilter"
+// or "rocksdb.BuiltinBloomFilter", and told to be ours or one of RocksDB's
+// built-in filters by the rule the plugin's reader follows
+// (sstfilter/block_classifier.h): under either name, a block of ours, or of
+// RocksDB's kinds, which LevelAware writes under either name.
 // Nothing here needs RocksDB; answering queries is the inspector's job.
 #pragma once
 
@@ -23,11 +18,6 @@
 #include "sstfilter/status.h"
 
 namespace sstfilter::sst {
-
-// The family names (rocksdb_plugin.h, which needs RocksDB, names them too).
-inline constexpr char kBuiltinCompatibilityName[] =
-    "rocksdb.BuiltinBloomFilter";
-inline constexpr char kSstfilterCompatibilityName[] = "sstfilter";
 
 // A named layout parameter, e.g. {"num_probes", 7}.
 struct FilterParam {
@@ -62,10 +52,11 @@ struct FilterBlockInfo {
   double fpr = 0;
 };
 
-// Describes the filter block `bytes` of the family `compatibility_name`.
-// Corruption if the bytes are not a valid filter of that family,
-// NotSupported for an unknown family, kind or version (for RocksDB's
-// kinds, any metadata its reader would not read as that kind).
+// Describes the filter block `bytes` of the family `compatibility_name`
+// (sstfilter/format.h names them). Corruption if the bytes are not a valid
+// filter of that family, NotSupported for an unknown family, kind or
+// version (for RocksDB's kinds, any metadata its reader would not read as
+// that kind).
 Status DescribeFilterBlock(std::string_view compatibility_name,
                            std::string_view bytes, FilterBlockInfo* info);
 

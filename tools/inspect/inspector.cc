@@ -36,11 +36,6 @@ Status InContext(const Status& s, const std::string& where) {
   }
 }
 
-static_assert(std::string_view(sst::kBuiltinCompatibilityName) ==
-              kRocksdbFamilyCompatibilityName);
-static_assert(std::string_view(sst::kSstfilterCompatibilityName) ==
-              kSstfilterCompatibilityName);
-
 // The policy whose FilterBitsReader RocksDB would use on filters of
 // `family`: ours, under either of its names, reads every filter of that
 // family (in RocksDB's, its built-in kinds through RocksDB's own reader).

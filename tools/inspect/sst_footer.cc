@@ -171,14 +171,15 @@ Status ParseContextFooter(std::string_view bytes, uint64_t footer_offset,
   }
   const uint32_t metaindex_size =
       LoadLittleEndian<uint32_t>(bytes.data() + kMetaindexSizeAt);
-  if (footer_offset < kBlockTrailerBytes ||
-      metaindex_size > footer_offset - kBlockTrailerBytes) {
+  if (footer_offset < kRocksdbBlockTrailerBytes ||
+      metaindex_size > footer_offset - kRocksdbBlockTrailerBytes) {
     return Status::Corruption("a metaindex of " +
                               std::to_string(metaindex_size) +
                               " bytes does not fit before the footer");
   }
-  footer->metaindex = {footer_offset - kBlockTrailerBytes - metaindex_size,
-                       metaindex_size};
+  footer->metaindex = {
+      footer_offset - kRocksdbBlockTrailerBytes - metaindex_size,
+      metaindex_size};
   return Status::Ok();
 }
 
@@ -347,15 +348,16 @@ Status ReadFooter(const Source& file, Footer* footer) {
 Status ReadBlock(const Source& file, const Footer& footer,
                  const BlockHandle& handle, std::string* contents) {
   const uint64_t file_size = file.size();
-  if (handle.size > file_size || file_size - handle.size < kBlockTrailerBytes ||
-      handle.offset > file_size - handle.size - kBlockTrailerBytes) {
+  if (handle.size > file_size ||
+      file_size - handle.size < kRocksdbBlockTrailerBytes ||
+      handle.offset > file_size - handle.size - kRocksdbBlockTrailerBytes) {
     return Status::Corruption("block " + HandleText(handle) +
                               " is outside the " + std::to_string(file_size) +
                               "-byte file");
   }
   const size_t size = static_cast<size_t>(handle.size);
   std::string block;
-  Status s = file.Read(handle.offset, size + kBlockTrailerBytes, &block);
+  Status s = file.Read(handle.offset, size + kRocksdbBlockTrailerBytes, &block);
   if (!s.ok()) return s;
   // With no checksum type, format_version >= 6 still stores the context
   // alone, and RocksDB checks it (reader_common.cc, VerifyBlockChecksum).

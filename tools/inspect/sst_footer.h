@@ -40,6 +40,7 @@
 #include <string>
 #include <string_view>
 
+#include "sstfilter/format.h"
 #include "sstfilter/status.h"
 
 namespace sstfilter::sst {
@@ -73,9 +74,6 @@ struct BlockHandle {
   uint64_t offset = 0;
   uint64_t size = 0;
 };
-
-// Compression type and checksum after every block.
-constexpr size_t kBlockTrailerBytes = 5;
 
 // The first format_version with context checksums, a checksummed footer
 // and the index handle in the metaindex (RocksDB 8.6).

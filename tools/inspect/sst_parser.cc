@@ -148,7 +148,7 @@ Status ParseIndexBlock(std::string_view block, bool value_delta_encoded,
       uint64_t offset;
       if ((delta < 0 ? size > previous.size : size < previous.size) ||
           __builtin_add_overflow(previous.offset, previous.size, &offset) ||
-          __builtin_add_overflow(offset, kBlockTrailerBytes, &offset)) {
+          __builtin_add_overflow(offset, kRocksdbBlockTrailerBytes, &offset)) {
         return Status::Corruption("delta-encoded index value out of range");
       }
       entry.handle = {offset, size};

@@ -120,6 +120,21 @@ struct BlockedBloomParams {
   double EstimatedFpr(uint64_t num_keys) const;
 };
 
+namespace detail {
+
+// A parsed filter in the one form every probe takes
+// (detail/blocked_bloom_probe.h), made once by Parse: where the lines are,
+// how many, and the probes per line (probes_second = 0 for one line per
+// key). Small, so that a reader holds it by value.
+struct BloomLines {
+  const uint8_t* lines = nullptr;
+  uint64_t num_lines = 0;
+  uint32_t probes_first = 0;
+  uint32_t probes_second = 0;
+};
+
+}  // namespace detail
+
 // A read-only view over serialized BlockedBloom bytes. It does not own
 // them; the bytes must outlive it. Immutable, so safe to share across
 // threads.
@@ -143,7 +158,9 @@ class BlockedBloomView {
 
   const BlockedBloomParams& params() const { return params_; }
   // The first line (64 * num_lines bytes), inside the parsed bytes.
-  const uint8_t* lines() const { return lines_; }
+  const uint8_t* lines() const { return probe_.lines; }
+  // What the probes read, as Parse made it.
+  const detail::BloomLines& probe_lines() const { return probe_; }
   uint8_t format_version() const { return version_; }
   uint64_t num_keys() const { return num_keys_; }
   size_t SizeBytes() const { return params_.SerializedSize(); }
@@ -153,7 +170,7 @@ class BlockedBloomView {
 
  private:
   friend class BlockedBloom;  // keeps num_keys_ current while adding
-  const uint8_t* lines_ = nullptr;
+  detail::BloomLines probe_;
   BlockedBloomParams params_;
   uint64_t num_keys_ = 0;
   uint8_t version_ = kCurrentFormatVersion;

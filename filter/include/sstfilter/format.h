@@ -61,6 +61,21 @@ const char* FilterKindName(FilterKind kind);
 // bytes); ours keep the marker byte, the 5th from the end, at 0.
 inline constexpr size_t kRocksdbFilterMetadataBytes = 5;
 
+// The bytes RocksDB stores after every block of an SST, a filter block's
+// included: the compression type, then a 4-byte checksum
+// (BlockBasedTable::kBlockTrailerSize). RocksDB reads a block into a buffer
+// of its size plus these.
+inline constexpr size_t kRocksdbBlockTrailerBytes = 5;
+
+// The names of the two families a filter block is stored under (the
+// CompatibilityName after "fullfilter." or "partitionedfilter." in an SST;
+// block_classifier.h): RocksDB's built-in family, that of bloomfilter and
+// ribbonfilter, which our policies join by default, and the name of
+// sstfilter 0.1, kept by the policy option compatibility_name=sstfilter.
+inline constexpr char kRocksdbFamilyCompatibilityName[] =
+    "rocksdb.BuiltinBloomFilter";
+inline constexpr char kSstfilterCompatibilityName[] = "sstfilter";
+
 // A kind and version as a tag stores them, known or not.
 struct FormatTag {
   FilterKind kind = FilterKind::kBlockedBloom;

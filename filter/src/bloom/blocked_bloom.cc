@@ -284,16 +284,15 @@ Status BlockedBloomView::Parse(std::string_view bytes, BlockedBloomView* out) {
   if (!s.ok()) return s;
   out->params_ = p;
   out->num_keys_ = num_keys;
-  out->lines_ = lines;
+  out->probe_ = {lines, p.num_lines, p.ProbesInLine(0), p.ProbesInLine(1)};
   out->version_ = version;
   return Status::Ok();
 }
 
 bool BlockedBloomView::MayContain(uint64_t hash) const {
-  const detail::BloomLines lines = detail::BloomLines::Of(lines_, params_);
   return detail::UseAvx2()
-             ? detail::MayContainAvx2(lines, hash)
-             : detail::MayContain<detail::ScalarLineOps>(lines, hash);
+             ? detail::MayContainAvx2(probe_, hash)
+             : detail::MayContain<detail::ScalarLineOps>(probe_, hash);
 }
 
 bool BlockedBloomView::MayContainKey(std::string_view key) const {
@@ -302,11 +301,10 @@ bool BlockedBloomView::MayContainKey(std::string_view key) const {
 
 void BlockedBloomView::MayContainBatch(const uint64_t* hashes, size_t count,
                                        bool* results) const {
-  const detail::BloomLines lines = detail::BloomLines::Of(lines_, params_);
   if (detail::UseAvx2()) {
-    detail::MayContainBatchAvx2(lines, hashes, count, results);
+    detail::MayContainBatchAvx2(probe_, hashes, count, results);
   } else {
-    detail::MayContainBatch<detail::ScalarLineOps>(lines, hashes, count,
+    detail::MayContainBatch<detail::ScalarLineOps>(probe_, hashes, count,
                                                    results);
   }
 }
@@ -337,7 +335,7 @@ double FillRatio(std::string_view bits) {
 }
 
 double BlockedBloomView::FillRatio() const {
-  return sstfilter::FillRatio({reinterpret_cast<const char*>(lines_),
+  return sstfilter::FillRatio({reinterpret_cast<const char*>(probe_.lines),
                                static_cast<size_t>(params_.num_lines) *
                                    BlockedBloomParams::kLineBytes});
 }

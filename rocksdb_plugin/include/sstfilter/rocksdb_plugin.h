@@ -91,7 +91,9 @@
 // 0.1, to keep the filters of SSTs written by it until the DB is
 // compacted, e.g.
 //   "filter_policy={id=sstfilter.BlockedBloom:10;compatibility_name=sstfilter}"
-// Under that name the policies read and write only sstfilter's blocks.
+// Under that name the policies write what they write under the default
+// (LevelAware RocksDB's kinds too) and read it alike, and sstfilter 0.1's
+// format v1 besides (sstfilter/block_classifier.h).
 #pragma once
 
 #include <memory>
@@ -99,14 +101,14 @@
 
 #include "rocksdb/listener.h"
 #include "rocksdb/utilities/object_registry.h"
+#include "sstfilter/format.h"
 
 // The CompatibilityName() of every sstfilter policy (the suffix of the
 // "fullfilter." / "partitionedfilter." meta block name in SST files):
-// RocksDB's built-in family.
-inline constexpr char kRocksdbFamilyCompatibilityName[] =
-    "rocksdb.BuiltinBloomFilter";
-// The one of sstfilter 0.1, kept by the option compatibility_name.
-inline constexpr char kSstfilterCompatibilityName[] = "sstfilter";
+// RocksDB's built-in family, or the one of sstfilter 0.1, kept by the
+// option compatibility_name.
+using sstfilter::kRocksdbFamilyCompatibilityName;
+using sstfilter::kSstfilterCompatibilityName;
 
 // Adds the four policy factories and one for any other "sstfilter." name
 // (an error that lists the known names) to `library`; returns how many (5).

@@ -33,20 +33,6 @@ inline uint32_t ProbeBit(uint32_t g, uint32_t i) {
   return (g * kProbeMultiplier.value[i]) >> 23;
 }
 
-// What a probe needs of a parsed filter, flattened so that a reader holds
-// it by value: where the lines are, how many, and the probes per line
-// (probes_second = 0 for one line per key).
-struct BloomLines {
-  const uint8_t* lines = nullptr;
-  uint64_t num_lines = 0;
-  uint32_t probes_first = 0;
-  uint32_t probes_second = 0;
-
-  static BloomLines Of(const uint8_t* lines, const BlockedBloomParams& p) {
-    return {lines, p.num_lines, p.ProbesInLine(0), p.ProbesInLine(1)};
-  }
-};
-
 // Line `which` (0 or 1) of a key, and the 32-bit value its probes come from.
 struct KeyLine {
   uint64_t line;
