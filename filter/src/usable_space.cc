@@ -100,8 +100,6 @@ BlockedBloomParams FitBlockedBloomToUsable(uint64_t num_keys,
                                            const BlockedBloomParams& target,
                                            const UsableSizeFn& usable_size,
                                            FprBalance* balance) {
-  constexpr size_t kLine = BlockedBloomParams::kLineBytes;
-  constexpr size_t kMeta = BlockedBloomParams::kMetadataBytes;
   BlockedBloomParams params = target;
   auto with_lines = [&](uint64_t lines) {
     BlockedBloomParams p = target;
@@ -118,9 +116,7 @@ BlockedBloomParams FitBlockedBloomToUsable(uint64_t num_keys,
   steps.bytes = [&](uint64_t lines) {
     return with_lines(lines).SerializedSize();
   };
-  steps.steps_in = [&](size_t bytes) -> uint64_t {
-    return bytes < kMeta ? 0 : (bytes - kMeta) / kLine;
-  };
+  steps.steps_in = BlockedBloomParams::LinesIn;
   steps.fpr = [&](uint64_t lines) {
     return with_lines(lines).EstimatedFpr(num_keys);
   };
