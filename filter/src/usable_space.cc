@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cuckoo/cuckoo_common.h"
+#include "cuckoo/cuckoo_format.h"
 #include "sstfilter/cuckoo_filter.h"
 
 namespace sstfilter {
@@ -127,16 +127,11 @@ BlockedBloomParams FitBlockedBloomToUsable(uint64_t num_keys,
 
 uint64_t FitStaticCuckooToUsable(uint64_t num_keys, uint32_t fingerprint_bits,
                                  const UsableSizeFn& usable_size) {
-  using detail::PackedSlotsView;
-  using detail::cuckoo::MetadataBytes;
   detail::UsableSpaceRule::Steps steps;
-  steps.target = num_keys == 0 ? 0 : detail::cuckoo::StaticBuckets(num_keys);
+  steps.target = detail::cuckoo::StaticBuckets(num_keys);
   steps.smallest = steps.target;
   steps.bytes = [&](uint64_t buckets) {
-    // (No keys: no table, as StaticCuckooBytes says.)
-    return buckets == 0 ? MetadataBytes(0)
-                        : PackedSlotsView::BytesFor(buckets, fingerprint_bits) +
-                              MetadataBytes(1);
+    return detail::cuckoo::StaticFilterBytes(buckets, fingerprint_bits);
   };
   steps.steps_in = [&](size_t bytes) {
     return detail::cuckoo::StaticBucketsIn(bytes, fingerprint_bits);

@@ -37,16 +37,12 @@ using RocksStatus = ROCKSDB_NAMESPACE::Status;
 // FPR (above 20%) is worse than BlockedBloom's at the same bits/key.
 constexpr uint32_t kMinAutoFingerprintBits = 6;
 
-// The widest fingerprint whose filter fits in `millibits` per key, or 0.
+// The widest fingerprint whose filter fits in `millibits` per key, or 0 if
+// that is narrower than kMinAutoFingerprintBits.
 uint32_t FingerprintBitsFor(int64_t millibits) {
-  uint32_t widest = 0;
-  for (uint32_t f = kMinAutoFingerprintBits;
-       f <= CuckooLimits::kMaxFingerprintBits; ++f) {
-    if (StaticCuckooBitsPerKey(f) * 1000.0 <= static_cast<double>(millibits)) {
-      widest = f;
-    }
-  }
-  return widest;
+  const uint32_t widest =
+      StaticCuckooFingerprintBits(static_cast<double>(millibits) / 1000.0);
+  return widest >= kMinAutoFingerprintBits ? widest : 0;
 }
 
 // The Cuckoo policies' options. A refused value refuses the policy
