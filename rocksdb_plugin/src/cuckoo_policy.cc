@@ -3,6 +3,7 @@
 // sstfilter.Hybrid, which gives a file of a shallow level BlockedBloom
 // instead.
 #include <climits>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -164,11 +165,13 @@ class HybridPolicy : public CuckooPolicy {
 };
 
 // Millibits per key of a cuckoo filter with `fingerprint_bits`, rounded
-// up. The narrowest automatic width bounds a policy's bits/key from below,
-// and the widest fingerprint from above: no width could use more.
+// up, so that the width fits the bits/key it names (FingerprintBitsFor
+// picks it there). The narrowest automatic width bounds a policy's bits/key
+// from below, and the widest fingerprint from above: no width could use
+// more.
 int64_t CuckooMillibits(uint32_t fingerprint_bits) {
   return static_cast<int64_t>(
-      StaticCuckooBitsPerKey(fingerprint_bits) * 1000.0 + 0.999);
+      std::ceil(StaticCuckooBitsPerKey(fingerprint_bits) * 1000.0));
 }
 
 RocksStatus NewCuckooOrHybrid(bool hybrid,
