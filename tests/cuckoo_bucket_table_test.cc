@@ -1,7 +1,8 @@
 // Specification of the bucket table under the cuckoo filter
 // (sstfilter/detail/cuckoo_table.h): what is written reads back at every
 // fingerprint width, the word-at-a-time probe agrees with the per-slot one,
-// and the bytes that follow a table's slots never change its answers.
+// and the bytes that follow a table's slots never change its answers, nor
+// does the static probe that loads them unclamped.
 #include <gtest/gtest.h>
 
 #include "cuckoo_test_support.h"
@@ -106,6 +107,22 @@ TEST(CuckooBucketTableTest, BytesAfterTheSlotsNeverChangeAnAnswer) {
     for (int q = 0; q < 5000; ++q) {
       const Location loc = clamped.Locate(rng());
       ASSERT_EQ(followed.Contains(loc), clamped.Contains(loc)) << "f=" << f;
+    }
+    if (!followed.HasWordBuckets()) continue;
+    // With 40 bytes after the slots every bucket word is in bounds, so the
+    // static probe, which loads without clamping, applies; it answers as
+    // the clamped per-query probe does, one hash at a time or in groups.
+    ASSERT_TRUE(followed.BucketWordsInBounds());
+    std::vector<uint64_t> hashes(1000);
+    for (uint64_t& h : hashes) h = rng();
+    bool batch[1000];
+    detail::cuckoo::StaticMayContainBatch(followed, hashes.data(),
+                                          hashes.size(), batch);
+    for (size_t i = 0; i < hashes.size(); ++i) {
+      const bool expected = clamped.Contains(clamped.Locate(hashes[i]));
+      ASSERT_EQ(detail::cuckoo::StaticMayContain(followed, hashes[i]),
+                expected);
+      ASSERT_EQ(batch[i], expected) << "f=" << f << " i=" << i;
     }
   }
 }

@@ -179,7 +179,8 @@ class CuckooView {
   uint8_t format_version() const { return version_; }
   // For readers that probe inline (StaticMayContain in
   // detail/cuckoo_table.h): true, with its one table, if this is the common
-  // static filter (one table, no stash, fingerprint_bits <= 16); false
+  // static filter (one table, no stash, fingerprint_bits <= 16, every
+  // bucket's 8-byte load inside the block, as in format v2); false
   // otherwise.
   bool StaticTableOf(detail::cuckoo::BucketTable* table) const;
   uint64_t num_buckets() const;  // over all tables
@@ -203,6 +204,8 @@ class CuckooView {
   uint8_t version_ = kCurrentFormatVersion;
   uint64_t num_keys_ = 0;
   bool keys_known_ = false;
+  // The common static filter (StaticTableOf): probed by the inline probe.
+  bool static_table_ = false;
 };
 
 // A dynamic cuckoo filter: Add, Erase, MayContain.

@@ -129,11 +129,11 @@ bool FillStaticTable(MutableBucketTable& table, const HashRun* runs,
     const size_t count = runs[r].size;
     for (size_t i = 0; i < count; ++i) {
       if (i + kAhead < count) {
-        const Location ahead = table.Locate(hashes[i + kAhead]);
+        const Location ahead = table.Locate<true>(hashes[i + kAhead]);
         __builtin_prefetch(table.BucketAddress(ahead.bucket), 1);
         __builtin_prefetch(table.BucketAddress(ahead.alternate), 1);
       }
-      const Location loc = table.Locate(hashes[i]);
+      const Location loc = table.Locate<true>(hashes[i]);
       if (table.Contains(loc)) continue;
       if (!Place(table, loc, kStaticMaxKicks, rng, &homeless)) return false;
     }

@@ -244,11 +244,17 @@ Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
     }
     view.tables_.push_back(std::move(table));
   }
+  if (view.tables_.size() == 1) {
+    const Table& t = view.tables_[0];
+    view.static_table_ = t.stash.empty() && t.slots.HasWordBuckets() &&
+                         t.slots.BucketWordsInBounds();
+  }
   *out = std::move(view);
   return Status::Ok();
 }
 
 bool CuckooView::MayContain(uint64_t hash) const {
+  if (static_table_) return cuckoo::StaticMayContain(tables_[0].slots, hash);
   for (const Table& t : tables_) {
     if (cuckoo::TableMayContain(t.slots, t.stash, hash)) return true;
   }
@@ -261,34 +267,36 @@ bool CuckooView::MayContainKey(std::string_view key) const {
 
 void CuckooView::MayContainBatch(const uint64_t* hashes, size_t count,
                                  bool* results) const {
+  if (static_table_) {
+    cuckoo::StaticMayContainBatch(tables_[0].slots, hashes, count, results);
+    return;
+  }
   std::fill(results, results + count, false);
   const auto hash_at = [hashes](size_t i) { return hashes[i]; };
   for (const Table& t : tables_) {
     // A local, so that the stores to `results` do not force the table's
     // fields to be reloaded for every query.
     const BucketTable slots = t.slots;
-    if (t.stash.empty() && slots.HasWordBuckets()) {
-      // The common case (a static filter): no stash, no width check per
-      // query.
-      cuckoo::ProbeInGroups(slots, count, hash_at,
-                            [&](size_t i, const cuckoo::Location& loc) {
-                              results[i] |= slots.WordBucketsContain(loc);
-                            });
+    if (t.stash.empty() && slots.HasWordBuckets() &&
+        slots.BucketWordsInBounds()) {
+      // A table of a chain without a stash: no width check and no clamping
+      // per query.
+      cuckoo::ProbeInGroups<false>(
+          slots, count, hash_at, [&](size_t i, const cuckoo::Location& loc) {
+            results[i] |= slots.WordBucketsContain<true>(loc);
+          });
     } else {
-      cuckoo::ProbeInGroups(slots, count, hash_at,
-                            [&](size_t i, const cuckoo::Location& loc) {
-                              results[i] |= cuckoo::Holds(slots, t.stash, loc);
-                            });
+      cuckoo::ProbeInGroups<false>(
+          slots, count, hash_at, [&](size_t i, const cuckoo::Location& loc) {
+            results[i] |= cuckoo::Holds(slots, t.stash, loc);
+          });
     }
   }
 }
 
 bool CuckooView::StaticTableOf(BucketTable* table) const {
-  if (tables_.size() != 1) return false;
-  const Table& t = tables_[0];
-  if (!t.stash.empty() || !t.slots.HasWordBuckets()) return false;
-  *table = t.slots;
-  return true;
+  if (static_table_) *table = tables_[0].slots;
+  return static_table_;
 }
 
 uint32_t CuckooView::fingerprint_bits() const { return fingerprint_bits_; }

@@ -129,28 +129,35 @@ class BucketTable {
 
   // Where `hash` lives (cuckoo_filter.h): hs = the hash under the seed,
   // bucket = FastRange64(hs, m), fingerprint = 1 + FastRange32(low32(hs),
-  // 2^f - 1), never 0.
+  // 2^f - 1), never 0. kTableZero: this is table 0 (a static filter's), so
+  // the chain's part of the alternate folds away at compile time.
+  template <bool kTableZero = false>
   Location Locate(uint64_t hash) const {
     const uint64_t hs =
         seed_ == 0 ? hash : Remix64(hash ^ (seed_ * kSeedMultiplier));
     const uint64_t bucket = FastRange64(hs, num_buckets_);
     const uint32_t fingerprint =
         1 + FastRange32(static_cast<uint32_t>(hs), fingerprint_range_);
-    return {bucket, Alternate(bucket, fingerprint), fingerprint};
+    return {bucket, Alternate<kTableZero>(bucket, fingerprint), fingerprint};
   }
 
   // alternate_t(i, fp) (cuckoo_filter.h): (R_0(fp) - i) mod m_0 on the top
   // bits, an fp-derived XOR on the low t. Applying it twice gives i back.
+  template <bool kTableZero = false>
   uint64_t Alternate(uint64_t bucket, uint32_t fingerprint) const {
-    const uint64_t base = num_buckets_ >> table_index_;
-    const uint64_t high = bucket >> table_index_;
+    const uint32_t t = kTableZero ? 0 : table_index_;
+    const uint64_t base = num_buckets_ >> t;
+    const uint64_t high = bucket >> t;
     const uint64_t r = FastRange64(fingerprint * kAlternateMultiplier, base);
     const uint64_t alternate_high = r >= high ? r - high : r + base - high;
-    if (table_index_ == 0) return alternate_high;
-    const uint64_t flip =
-        (fingerprint * kSeedMultiplier) >> (64 - table_index_);
-    return (alternate_high << table_index_) |
-           ((bucket ^ flip) & ((uint64_t{1} << table_index_) - 1));
+    if constexpr (!kTableZero) {
+      if (t != 0) {
+        const uint64_t flip = (fingerprint * kSeedMultiplier) >> (64 - t);
+        return (alternate_high << t) |
+               ((bucket ^ flip) & ((uint64_t{1} << t) - 1));
+      }
+    }
+    return alternate_high;
   }
 
   uint32_t Get(uint64_t bucket, uint32_t slot) const {
@@ -200,10 +207,22 @@ class BucketTable {
 
   // Contains for f <= 16: one load per bucket, both made before either is
   // compared (so an absent key costs about one memory latency, not two),
-  // and the SWAR test of both buckets in one branch.
+  // and the SWAR test of both buckets in one branch. kInBounds: the loads
+  // skip their clamping, for a table whose BucketWordsInBounds().
+  template <bool kInBounds = false>
   bool WordBucketsContain(const Location& loc) const {
-    return lanes_.EitherContains(BucketWord(loc.bucket),
-                                 BucketWord(loc.alternate), loc.fingerprint);
+    return lanes_.EitherContains(BucketWord<kInBounds>(loc.bucket),
+                                 BucketWord<kInBounds>(loc.alternate),
+                                 loc.fingerprint);
+  }
+
+  // Whether an 8-byte load from every bucket's first byte stays within the
+  // readable bytes, as it does in format v2, whose metadata follows the
+  // slots. The probes that skip clamping (the hot path of a reader, where a
+  // bound check per load shows) need it.
+  bool BucketWordsInBounds() const {
+    return num_buckets_ > 0 &&
+           (SlotBit(num_buckets_ - 1, 0) >> 3) + 8 <= readable_;
   }
 
   const uint8_t* BucketAddress(uint64_t bucket) const {
@@ -235,8 +254,13 @@ class BucketTable {
   }
   // `bucket`'s 4 fields in the low 4f bits (garbage above): a whole bucket
   // for f <= 16.
+  template <bool kInBounds = false>
   uint64_t BucketWord(uint64_t bucket) const {
-    return WordAt(SlotBit(bucket, 0));
+    const uint64_t bit = SlotBit(bucket, 0);
+    if constexpr (kInBounds) {
+      return LoadLittleEndian<uint64_t>(slots_ + (bit >> 3)) >> (bit & 7);
+    }
+    return WordAt(bit);
   }
   uint32_t fingerprint_range() const { return fingerprint_range_; }
   size_t readable() const { return readable_; }
@@ -306,10 +330,10 @@ class MutableBucketTable : public BucketTable {
 // The batched probe: in groups, locate each hash and prefetch its two
 // buckets, then call test(i, location) for each, so that a group's misses
 // overlap. hash_at(i) gives hash i (see MayContainBatchOf in
-// blocked_bloom_probe.h). A group of 16 keys has 32 bucket loads in flight,
+// blocked_bloom_probe.h); kTableZero as in BucketTable::Locate. A group of 16 keys has 32 bucket loads in flight,
 // more than a core's 10-12 line-fill buffers (Intel's and AMD's
 // optimization manuals), so the memory system stays busy.
-template <typename HashAt, typename Test>
+template <bool kTableZero, typename HashAt, typename Test>
 inline void ProbeInGroups(const BucketTable& table, size_t count,
                           HashAt&& hash_at, Test&& test) {
   constexpr size_t kGroup = 16;
@@ -317,7 +341,7 @@ inline void ProbeInGroups(const BucketTable& table, size_t count,
   for (size_t start = 0; start < count; start += kGroup) {
     const size_t n = std::min(kGroup, count - start);
     for (size_t i = 0; i < n; ++i) {
-      group[i] = table.Locate(hash_at(start + i));
+      group[i] = table.Locate<kTableZero>(hash_at(start + i));
       __builtin_prefetch(table.BucketAddress(group[i].bucket));
       __builtin_prefetch(table.BucketAddress(group[i].alternate));
     }
@@ -326,19 +350,19 @@ inline void ProbeInGroups(const BucketTable& table, size_t count,
 }
 
 // The probe of the common static filter, which a reader (the RocksDB
-// plugin's) makes inline: one table, no stash, f <= 16
-// (CuckooView::StaticTableOf).
+// plugin's) makes inline: one table, no stash, f <= 16, its bucket words
+// in bounds (CuckooView::StaticTableOf).
 inline bool StaticMayContain(const BucketTable& table, uint64_t hash) {
-  return table.WordBucketsContain(table.Locate(hash));
+  return table.WordBucketsContain<true>(table.Locate<true>(hash));
 }
 
 template <typename HashAt>
 inline void StaticMayContainBatchOf(const BucketTable& table, size_t count,
                                     HashAt&& hash_at, bool* results) {
-  ProbeInGroups(table, count, hash_at,
-                [&table, results](size_t i, const Location& loc) {
-                  results[i] = table.WordBucketsContain(loc);
-                });
+  ProbeInGroups<true>(table, count, hash_at,
+                      [&table, results](size_t i, const Location& loc) {
+                        results[i] = table.WordBucketsContain<true>(loc);
+                      });
 }
 
 inline void StaticMayContainBatch(const BucketTable& table,
