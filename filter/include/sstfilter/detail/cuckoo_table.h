@@ -330,9 +330,10 @@ class MutableBucketTable : public BucketTable {
 // The batched probe: in groups, locate each hash and prefetch its two
 // buckets, then call test(i, location) for each, so that a group's misses
 // overlap. hash_at(i) gives hash i (see MayContainBatchOf in
-// blocked_bloom_probe.h); kTableZero as in BucketTable::Locate. A group of 16 keys has 32 bucket loads in flight,
-// more than a core's 10-12 line-fill buffers (Intel's and AMD's
-// optimization manuals), so the memory system stays busy.
+// blocked_bloom_probe.h); kTableZero as in BucketTable::Locate. A group of
+// 16 keys puts 32 bucket loads in flight, at least as many misses as a core
+// keeps outstanding (10-12 L1 line-fill buffers on Intel cores since Sandy
+// Bridge, by Intel's optimization manual); a larger group only adds stack.
 template <bool kTableZero, typename HashAt, typename Test>
 inline void ProbeInGroups(const BucketTable& table, size_t count,
                           HashAt&& hash_at, Test&& test) {
