@@ -584,6 +584,45 @@ TEST(BlockedBloomTest, FilterCappedByABudgetFindsEveryKeyAtItsModelFpr) {
               FprTolerance(view.EstimatedFpr(), absent.size(), 0.05));
 }
 
+// The sizing for a byte budget (what a RocksDB builder answers for
+// partitions): the lines a budget holds, the most keys whose filter fits it,
+// and the FPR of a layout at that size.
+TEST(BlockedBloomTest, SizeFunctionsAgreeWithEachOtherAndTheLayout) {
+  EXPECT_EQ(BlockedBloomParams::LinesIn(0), 0u);
+  EXPECT_EQ(BlockedBloomParams::LinesIn(27), 0u);
+  EXPECT_EQ(BlockedBloomParams::LinesIn(28 + 63), 0u);
+  EXPECT_EQ(BlockedBloomParams::LinesIn(28 + 64), 1u);
+  EXPECT_EQ(BlockedBloomParams::Capacity(0, 10), 0u);
+  for (uint32_t lines_per_key : {1u, 2u}) {
+    for (double bits : {1.0, 6.5, 10.0, 16.0}) {
+      for (size_t bytes : {92, 100, 4096, 65536, 1 << 20}) {
+        SCOPED_TRACE(std::to_string(bytes) + " bytes, " + std::to_string(bits) +
+                     " bits/key");
+        const uint64_t capacity =
+            BlockedBloomParams::Capacity(bytes, bits, lines_per_key);
+        EXPECT_LE(
+            BlockedBloomParams::ForBitsPerKey(capacity, bits, lines_per_key)
+                .SerializedSize(),
+            bytes);
+        EXPECT_GT(
+            BlockedBloomParams::ForBitsPerKey(capacity + 1, bits, lines_per_key)
+                .SerializedSize(),
+            bytes);
+        const auto p =
+            BlockedBloomParams::ForBitsPerKey(capacity, bits, lines_per_key);
+        EXPECT_EQ(BlockedBloomParams::LinesIn(p.SerializedSize()), p.num_lines);
+        EXPECT_EQ(p.EstimatedFprIn(p.SerializedSize(), capacity),
+                  p.EstimatedFpr(capacity));
+      }
+    }
+  }
+  const auto p = BlockedBloomParams::ForBitsPerKey(1000, 10);
+  EXPECT_EQ(p.EstimatedFprIn(27, 1000), 1.0);  // no line: every key collides
+  EXPECT_EQ(p.EstimatedFprIn(27, 0), 0.0);
+  EXPECT_GT(p.EstimatedFprIn(p.SerializedSize() / 2, 1000),
+            p.EstimatedFpr(1000));
+}
+
 TEST(BlockedBloomTest, FractionalBitsPerKeySizesTheFilter) {
   const uint64_t n = 100000;
   const auto p99 = BlockedBloomParams::ForBitsPerKey(n, 9.9);

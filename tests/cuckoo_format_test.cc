@@ -51,8 +51,8 @@ TEST(CuckooFormatTest, HandWrittenChainWithStashAnswersAsSpecified) {
   const SpecLocation s0 = SpecLocate(in_stash, seed, 5, 0, f);
   const SpecLocation s1 = SpecLocate(in_slot1, seed, 5, 1, f);
   const SpecLocation s2 = SpecLocate(in_slot2, seed, 5, 2, f);
-  std::string slots1(detail::PackedSlotsView::BytesFor(10, f), '\0');
-  std::string slots2(detail::PackedSlotsView::BytesFor(20, f), '\0');
+  std::string slots1(SpecSlotBytes(10, f), '\0');
+  std::string slots2(SpecSlotBytes(20, f), '\0');
   SetSlot(&slots1, f, s1.alternate * 4 + 3, s1.fingerprint);
   SetSlot(&slots2, f, s2.alternate * 4 + 1, s2.fingerprint);
   auto chain = [&](uint32_t stash_fingerprint) {

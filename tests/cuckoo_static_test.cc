@@ -127,6 +127,21 @@ TEST(CuckooStaticTest, StaticSizeFunctionsAgreeWithEachOtherAndTheBuild) {
   EXPECT_EQ(StaticCuckooBytes(uint64_t{1} << 40, 12), SIZE_MAX);
 }
 
+// The width a policy picks for a bits/key: the widest whose filter fits.
+TEST(CuckooStaticTest, FingerprintBitsForABitsPerKeyIsTheWidestThatFits) {
+  EXPECT_EQ(StaticCuckooFingerprintBits(0), 0u);
+  EXPECT_EQ(StaticCuckooFingerprintBits(StaticCuckooBitsPerKey(4) - 1e-9), 0u);
+  EXPECT_EQ(StaticCuckooFingerprintBits(1000), 32u);
+  for (uint32_t f = 4; f <= 32; ++f) {
+    const double bits = StaticCuckooBitsPerKey(f);
+    EXPECT_EQ(StaticCuckooFingerprintBits(bits), f);
+    EXPECT_EQ(StaticCuckooFingerprintBits(bits - 1e-9), f > 4 ? f - 1 : 0u);
+    if (f < 32) {
+      EXPECT_GT(StaticCuckooBitsPerKey(f + 1), bits);
+    }
+  }
+}
+
 // The format counts a table's buckets in a u32: a static filter holds at
 // most floor((2^32-1) * 96 / 25) keys at every width. Past that there is
 // no size, and the build refuses before it reads a hash or allocates.

@@ -6,8 +6,8 @@ sstfilter_add_test(blocked_bloom_test
   LABELS filter
   SLOW BlockedBloomTest.NeverFalseNegativeAtTenMillionKeys)
 # The cuckoo filter: static builds, the byte format, the dynamic filter,
-# and the packed-slot table under them.
-foreach(name cuckoo_format_test cuckoo_dynamic_test cuckoo_packed_slots_test)
+# and the bucket table under them.
+foreach(name cuckoo_format_test cuckoo_dynamic_test cuckoo_bucket_table_test)
   sstfilter_add_test(${name}
     SOURCES ${name}.cc
     LIBS sstfilter_core_internals

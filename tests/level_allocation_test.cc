@@ -205,11 +205,8 @@ TEST(LevelAllocation, KindChoiceAgreesWithMeasuredFpr) {
     const FilterChoice bloom{
         LevelFilterKind::kBlockedBloom, bits, 0,
         BlockedBloomParams::ForBitsPerKey(1 << 20, bits).EstimatedFpr(1 << 20)};
-    uint32_t widest = 0;
-    for (uint32_t f = 4; f <= 32; ++f) {
-      if (StaticCuckooBitsPerKey(f) <= bits) widest = f;
-    }
-    const FilterChoice cuckoo{LevelFilterKind::kCuckoo, bits, widest, 0};
+    const FilterChoice cuckoo{LevelFilterKind::kCuckoo, bits,
+                              StaticCuckooFingerprintBits(bits), 0};
     const FilterChoice best = BestFilterFor(bits);
     const FilterChoice& other =
         best.kind == LevelFilterKind::kCuckoo ? bloom : cuckoo;

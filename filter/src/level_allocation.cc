@@ -473,14 +473,13 @@ FilterChoice BestFilterFor(double bits_per_key) {
     bits_per_key = LevelAllocation::kMinBitsPerKey;  // also catches NaN
   }
   FilterChoice best = BlockedBloomWithin(bits_per_key);
-  for (uint32_t f = CuckooLimits::kMaxFingerprintBits;
-       f >= CuckooLimits::kMinFingerprintBits; --f) {
-    if (StaticCuckooBitsPerKey(f) > bits_per_key) continue;
+  // Only the widest fingerprint that fits can win.
+  const uint32_t f = StaticCuckooFingerprintBits(bits_per_key);
+  if (f != 0) {
     const double fpr = CuckooFpr(f);
     if (fpr < best.fpr) {
       best = {LevelFilterKind::kCuckoo, StaticCuckooBitsPerKey(f), f, fpr};
     }
-    break;  // only the widest fingerprint that fits can win
   }
   return best;
 }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cuckoo/cuckoo_common.h"
+#include "cuckoo/cuckoo_format.h"
 #include "sstfilter/cuckoo_filter.h"
 
 namespace sstfilter {
@@ -100,8 +100,6 @@ BlockedBloomParams FitBlockedBloomToUsable(uint64_t num_keys,
                                            const BlockedBloomParams& target,
                                            const UsableSizeFn& usable_size,
                                            FprBalance* balance) {
-  constexpr size_t kLine = BlockedBloomParams::kLineBytes;
-  constexpr size_t kMeta = BlockedBloomParams::kMetadataBytes;
   BlockedBloomParams params = target;
   auto with_lines = [&](uint64_t lines) {
     BlockedBloomParams p = target;
@@ -118,9 +116,7 @@ BlockedBloomParams FitBlockedBloomToUsable(uint64_t num_keys,
   steps.bytes = [&](uint64_t lines) {
     return with_lines(lines).SerializedSize();
   };
-  steps.steps_in = [&](size_t bytes) -> uint64_t {
-    return bytes < kMeta ? 0 : (bytes - kMeta) / kLine;
-  };
+  steps.steps_in = BlockedBloomParams::LinesIn;
   steps.fpr = [&](uint64_t lines) {
     return with_lines(lines).EstimatedFpr(num_keys);
   };
@@ -131,16 +127,11 @@ BlockedBloomParams FitBlockedBloomToUsable(uint64_t num_keys,
 
 uint64_t FitStaticCuckooToUsable(uint64_t num_keys, uint32_t fingerprint_bits,
                                  const UsableSizeFn& usable_size) {
-  using detail::PackedSlotsView;
-  using detail::cuckoo::MetadataBytes;
   detail::UsableSpaceRule::Steps steps;
-  steps.target = num_keys == 0 ? 0 : detail::cuckoo::StaticBuckets(num_keys);
+  steps.target = detail::cuckoo::StaticBuckets(num_keys);
   steps.smallest = steps.target;
   steps.bytes = [&](uint64_t buckets) {
-    // (No keys: no table, as StaticCuckooBytes says.)
-    return buckets == 0 ? MetadataBytes(0)
-                        : PackedSlotsView::BytesFor(buckets, fingerprint_bits) +
-                              MetadataBytes(1);
+    return detail::cuckoo::StaticFilterBytes(buckets, fingerprint_bits);
   };
   steps.steps_in = [&](size_t bytes) {
     return detail::cuckoo::StaticBucketsIn(bytes, fingerprint_bits);

@@ -189,13 +189,7 @@ class Builder : public BitsBuilder {
     if (BuildsCuckoo(num_entries)) {
       return StaticCuckooFpr(num_entries, bytes, config_.fingerprint_bits);
     }
-    BlockedBloomParams params = BloomParams(num_entries);
-    params.num_lines = bytes < BlockedBloomParams::kMetadataBytes
-                           ? 0
-                           : (bytes - BlockedBloomParams::kMetadataBytes) /
-                                 BlockedBloomParams::kLineBytes;
-    if (params.num_lines == 0) return num_entries == 0 ? 0.0 : 1.0;
-    return params.EstimatedFpr(num_entries);
+    return BloomParams(num_entries).EstimatedFprIn(bytes, num_entries);
   }
 
   // The most keys whose filter takes at most `bytes` at the configured
@@ -208,21 +202,8 @@ class Builder : public BitsBuilder {
       return static_cast<size_t>(
           StaticCuckooCapacity(bytes, config_.fingerprint_bits));
     }
-    // SerializedSize grows with the key count: binary search, from the
-    // bound that at least 1 bit per key gives.
-    size_t fits = 0;
-    size_t too_many = std::min(bytes, SIZE_MAX / 8 - 1) * 8 + 1;
-    while (too_many - fits > 1) {
-      const size_t mid = fits + (too_many - fits) / 2;
-      if (BlockedBloomParams::ForBitsPerKey(mid, config_.bits_per_key,
-                                            config_.lines_per_key)
-              .SerializedSize() <= bytes) {
-        fits = mid;
-      } else {
-        too_many = mid;
-      }
-    }
-    return fits;
+    return static_cast<size_t>(BlockedBloomParams::Capacity(
+        bytes, config_.bits_per_key, config_.lines_per_key));
   }
 
  private:

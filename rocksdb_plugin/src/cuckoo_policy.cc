@@ -2,6 +2,7 @@
 // the widest fingerprint that fits the id's bits per key, and
 // sstfilter.Hybrid, which gives a file of a shallow level BlockedBloom
 // instead.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -36,16 +37,12 @@ using RocksStatus = ROCKSDB_NAMESPACE::Status;
 // FPR (above 20%) is worse than BlockedBloom's at the same bits/key.
 constexpr uint32_t kMinAutoFingerprintBits = 6;
 
-// The widest fingerprint whose filter fits in `millibits` per key, or 0.
+// The widest fingerprint whose filter fits in `millibits` per key, or 0 if
+// that is narrower than kMinAutoFingerprintBits.
 uint32_t FingerprintBitsFor(int64_t millibits) {
-  uint32_t widest = 0;
-  for (uint32_t f = kMinAutoFingerprintBits;
-       f <= CuckooLimits::kMaxFingerprintBits; ++f) {
-    if (StaticCuckooBitsPerKey(f) * 1000.0 <= static_cast<double>(millibits)) {
-      widest = f;
-    }
-  }
-  return widest;
+  const uint32_t widest =
+      StaticCuckooFingerprintBits(static_cast<double>(millibits) / 1000.0);
+  return widest >= kMinAutoFingerprintBits ? widest : 0;
 }
 
 // The Cuckoo policies' options. A refused value refuses the policy
@@ -155,11 +152,13 @@ class HybridPolicy : public CuckooPolicy {
 };
 
 // Millibits per key of a cuckoo filter with `fingerprint_bits`, rounded
-// up. The narrowest automatic width bounds a policy's bits/key from below,
-// and the widest fingerprint from above: no width could use more.
+// up, so that the width fits the bits/key it names (FingerprintBitsFor
+// picks it there). The narrowest automatic width bounds a policy's bits/key
+// from below, and the widest fingerprint from above: no width could use
+// more.
 int64_t CuckooMillibits(uint32_t fingerprint_bits) {
   return static_cast<int64_t>(
-      StaticCuckooBitsPerKey(fingerprint_bits) * 1000.0 + 0.999);
+      std::ceil(StaticCuckooBitsPerKey(fingerprint_bits) * 1000.0));
 }
 
 RocksStatus NewCuckooOrHybrid(bool hybrid,

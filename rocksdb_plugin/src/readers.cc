@@ -15,7 +15,7 @@
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/detail/avx2_line_ops.h"
 #include "sstfilter/detail/blocked_bloom_probe.h"
-#include "sstfilter/detail/cuckoo_probe.h"
+#include "sstfilter/detail/cuckoo_table.h"
 #include "sstfilter/filter_view.h"
 #include "sstfilter/simd.h"
 
@@ -134,10 +134,10 @@ BlockedBloomReader<detail::Avx2LineOps>::MayMatch(int num_keys, Slice** keys,
 }
 #endif
 
-// The common static cuckoo filter (cuckoo_probe.h's StaticTable).
+// The common static cuckoo filter (CuckooView::StaticTableOf).
 class StaticCuckooReader final : public FilterBitsReader {
  public:
-  explicit StaticCuckooReader(const detail::cuckoo::StaticTable& table)
+  explicit StaticCuckooReader(const detail::cuckoo::BucketTable& table)
       : table_(table) {}
   bool MayMatch(const Slice& key) override {
     return detail::cuckoo::StaticMayContain(table_, HashKeyInline(ToView(key)));
@@ -148,7 +148,7 @@ class StaticCuckooReader final : public FilterBitsReader {
   }
 
  private:
-  const detail::cuckoo::StaticTable table_;
+  const detail::cuckoo::BucketTable table_;
 };
 
 // Any other filter (a cuckoo chain or stash, wide fingerprints, format v1
@@ -200,7 +200,7 @@ FilterBitsReader* NewBitsReader(const Slice& contents, BlockFamily family) {
   if (const BlockedBloomView* bloom = block.ours.blocked_bloom()) {
     return NewBlockedBloomReader(*bloom);
   }
-  detail::cuckoo::StaticTable table;
+  detail::cuckoo::BucketTable table;
   if (block.ours.cuckoo()->StaticTableOf(&table)) {
     return new StaticCuckooReader(table);
   }

@@ -10,7 +10,7 @@
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/detail/blocked_bloom_probe.h"
-#include "sstfilter/detail/cuckoo_probe.h"
+#include "sstfilter/detail/cuckoo_table.h"
 #include "sstfilter/filter_view.h"
 #include "sstfilter/hash.h"
 
@@ -59,7 +59,7 @@ void ExerciseInlineProbes(const sstfilter::FilterView& any,
         });
     return;
   }
-  detail::cuckoo::StaticTable shape;
+  detail::cuckoo::BucketTable shape;
   if (any.cuckoo()->StaticTableOf(&shape)) {
     ExpectSameAnswers(
         *any.cuckoo(), probes,

@@ -15,12 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "sstfilter/cuckoo_filter.h"
-
-// The packed-slot table, for its per-slot reference probe.
-#include "cuckoo/packed_slots.h"
 #include "format_checks.h"
 #include "keys.h"
+#include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/detail/endian.h"
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
@@ -83,6 +80,12 @@ inline CuckooFilter CreateDynamic(uint32_t fingerprint_bits,
   return filter;
 }
 
+// Bytes of the slots of `num_buckets` buckets, from the header's layout:
+// 4 slots of f bits per bucket, the stream rounded up to whole bytes.
+inline size_t SpecSlotBytes(uint64_t num_buckets, uint32_t f) {
+  return static_cast<size_t>((num_buckets * 4 * f + 7) / 8);
+}
+
 // The per-table fields of serialized v2 bytes (assumed valid), read from
 // the metadata at the end as the header describes.
 struct TableInfo {
@@ -105,7 +108,7 @@ inline std::vector<TableInfo> ReadTables(const std::string& bytes) {
     info.seed = detail::LoadLittleEndian<uint32_t>(record + 4);
     info.num_stashed = detail::LoadLittleEndian<uint32_t>(record + 8);
     info.slots_offset = pos;
-    info.slots_size = detail::PackedSlotsView::BytesFor(info.num_buckets, f);
+    info.slots_size = SpecSlotBytes(info.num_buckets, f);
     pos += info.slots_size;
     tables.push_back(info);
   }
@@ -178,7 +181,7 @@ inline std::string SpecFilter(uint32_t f, std::vector<SpecTable> tables,
   std::string out, metadata;
   for (SpecTable& t : tables) {
     if (t.slots.empty()) {
-      t.slots.assign(detail::PackedSlotsView::BytesFor(t.num_buckets, f), '\0');
+      t.slots.assign(SpecSlotBytes(t.num_buckets, f), '\0');
     }
     out += t.slots;
     metadata += U32(t.num_buckets) + U32(t.seed) +

@@ -118,6 +118,20 @@ struct BlockedBloomParams {
   // Expected false-positive rate once `num_keys` distinct keys are added,
   // from a binomial model of the per-line load (exact in closed form).
   double EstimatedFpr(uint64_t num_keys) const;
+
+  // Sizing for a byte budget, as StaticCuckooBytes, StaticCuckooCapacity
+  // and StaticCuckooFpr are for cuckoo (sstfilter/cuckoo_filter.h).
+  //
+  // The lines a filter of `bytes` serialized bytes holds (0 if it holds
+  // not even the metadata and one line).
+  static uint64_t LinesIn(size_t bytes);
+  // The most distinct keys whose ForBitsPerKey filter takes at most `bytes`.
+  static uint64_t Capacity(size_t bytes, double bits_per_key,
+                           uint32_t lines_per_key = 2);
+  // EstimatedFpr of this layout and probe count in a filter of `bytes`
+  // bytes (LinesIn(bytes) lines): 1 if that holds no line but there are
+  // keys, 0 for no keys.
+  double EstimatedFprIn(size_t bytes, uint64_t num_keys) const;
 };
 
 namespace detail {

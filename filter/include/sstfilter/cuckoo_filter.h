@@ -29,7 +29,7 @@
 // (Independent seeds or sizes per table would let erase remove another
 // item's only copy, a false negative.)
 //
-// Serialized format (kind 2), little-endian. Version 2, written today:
+// Serialized format (kind 2), little-endian. Version 2, the one written:
 //   offset  size  field
 //   0       the slots of table 0, then of table 1, ..., table t taking
 //           ceil(m_t * 4 * f / 8) bytes: slot j of bucket i is the f-bit
@@ -67,15 +67,11 @@
 #include <string_view>
 #include <vector>
 
-#include "sstfilter/detail/cuckoo_location.h"
+#include "sstfilter/detail/cuckoo_table.h"
 #include "sstfilter/format.h"
 #include "sstfilter/status.h"
 
 namespace sstfilter {
-
-namespace detail::cuckoo {
-struct StaticTable;  // sstfilter/detail/cuckoo_probe.h
-}  // namespace detail::cuckoo
 
 struct CuckooLimits {
   static constexpr uint32_t kSlotsPerBucket = detail::cuckoo::kSlotsPerBucket;
@@ -99,6 +95,10 @@ size_t StaticCuckooBytes(uint64_t num_keys, uint32_t fingerprint_bits);
 // f / 0.96): StaticCuckooBytes per key on a filter large enough (2^20 keys)
 // that its metadata does not count.
 double StaticCuckooBitsPerKey(uint32_t fingerprint_bits);
+
+// The widest fingerprint whose static filter takes at most `bits_per_key`
+// (StaticCuckooBitsPerKey(f) <= bits_per_key), or 0 if not even 4 bits fit.
+uint32_t StaticCuckooFingerprintBits(double bits_per_key);
 
 // The most distinct keys whose first-attempt static filter fits in `bytes`
 // (the inverse of StaticCuckooBytes); 0 for fingerprint_bits outside 4..32.
@@ -177,10 +177,12 @@ class CuckooView {
   uint32_t fingerprint_bits() const;
   uint32_t num_tables() const;
   uint8_t format_version() const { return version_; }
-  // For readers that probe inline (cuckoo_probe.h): true, with its one
-  // table, if this is the common static filter (one table, no stash,
-  // fingerprint_bits <= 16, format v2); false otherwise.
-  bool StaticTableOf(detail::cuckoo::StaticTable* table) const;
+  // For readers that probe inline (StaticMayContain in
+  // detail/cuckoo_table.h): true, with its one table, if this is the common
+  // static filter (one table, no stash, fingerprint_bits <= 16, every
+  // bucket's 8-byte load inside the block, as in format v2); false
+  // otherwise.
+  bool StaticTableOf(detail::cuckoo::BucketTable* table) const;
   uint64_t num_buckets() const;  // over all tables
   size_t SizeBytes() const;
   // The statistics below scan every slot (they are for tools and tests).
@@ -202,6 +204,8 @@ class CuckooView {
   uint8_t version_ = kCurrentFormatVersion;
   uint64_t num_keys_ = 0;
   bool keys_known_ = false;
+  // The common static filter (StaticTableOf): probed by the inline probe.
+  bool static_table_ = false;
 };
 
 // A dynamic cuckoo filter: Add, Erase, MayContain.

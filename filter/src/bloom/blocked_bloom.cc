@@ -120,10 +120,7 @@ BlockedBloomParams BlockedBloomParams::ForBitsPerKey(uint64_t num_keys,
 BlockedBloomParams BlockedBloomParams::ForBitsPerKeyWithin(
     size_t max_bytes, uint64_t num_keys, double bits_per_key,
     uint32_t lines_per_key) {
-  const uint64_t max_lines =
-      std::max<uint64_t>(1, max_bytes < kMetadataBytes
-                                ? 0
-                                : (max_bytes - kMetadataBytes) / kLineBytes);
+  const uint64_t max_lines = std::max<uint64_t>(1, LinesIn(max_bytes));
   BlockedBloomParams p = ForBitsPerKey(num_keys, bits_per_key, lines_per_key);
   if (p.num_lines <= max_lines) return p;
   // The layout for the bits/key the capped filter has; its line count set
@@ -167,6 +164,36 @@ BlockedBloomParams BlockedBloomParams::ForTargetFpr(uint64_t num_keys,
         std::max<uint64_t>(p.num_lines + 1, p.num_lines + p.num_lines / 200));
   }
   return p;
+}
+
+uint64_t BlockedBloomParams::LinesIn(size_t bytes) {
+  return bytes < kMetadataBytes ? 0 : (bytes - kMetadataBytes) / kLineBytes;
+}
+
+uint64_t BlockedBloomParams::Capacity(size_t bytes, double bits_per_key,
+                                      uint32_t lines_per_key) {
+  // SerializedSize grows with the key count: binary search, from the bound
+  // that at least 1 bit per key gives.
+  uint64_t fits = 0;
+  uint64_t too_many = std::min<uint64_t>(bytes, SIZE_MAX / 8 - 1) * 8 + 1;
+  while (too_many - fits > 1) {
+    const uint64_t mid = fits + (too_many - fits) / 2;
+    if (ForBitsPerKey(mid, bits_per_key, lines_per_key).SerializedSize() <=
+        bytes) {
+      fits = mid;
+    } else {
+      too_many = mid;
+    }
+  }
+  return fits;
+}
+
+double BlockedBloomParams::EstimatedFprIn(size_t bytes,
+                                          uint64_t num_keys) const {
+  BlockedBloomParams sized = *this;
+  sized.num_lines = LinesIn(bytes);
+  if (sized.num_lines == 0) return num_keys == 0 ? 0.0 : 1.0;
+  return sized.EstimatedFpr(num_keys);
 }
 
 Status BlockedBloomParams::Validate() const {

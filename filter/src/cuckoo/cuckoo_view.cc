@@ -4,27 +4,17 @@
 #include <string>
 #include <utility>
 
-#include "cuckoo/cuckoo_common.h"
-#include "cuckoo/view_table.h"
+#include "cuckoo/cuckoo_format.h"
 #include "sstfilter/cuckoo_filter.h"
+#include "sstfilter/detail/endian.h"
+#include "sstfilter/format.h"
 
 namespace sstfilter {
 namespace {
 
-using detail::PackedSlotsView;
-using detail::cuckoo::CheckFingerprintBits;
-using detail::cuckoo::FprOfComparisons;
-using detail::cuckoo::kMetadataFixedBytes;
-using detail::cuckoo::kSlotsPerBucket;
-using detail::cuckoo::kStashEntryBytes;
-using detail::cuckoo::kTableHeaderBytes;
-using detail::cuckoo::kV1HeaderBytes;
-using detail::cuckoo::LocateIn;
-using detail::cuckoo::Location;
-using detail::cuckoo::MetadataBytes;
-using detail::cuckoo::Probe;
-using detail::cuckoo::StashEntry;
-using detail::cuckoo::TableMayContain;
+namespace cuckoo = detail::cuckoo;
+using cuckoo::BucketTable;
+using cuckoo::StashEntry;
 
 }  // namespace
 
@@ -50,9 +40,9 @@ Status ParseFields(const uint8_t* fields, uint32_t* fingerprint_bits,
                    uint32_t* num_tables) {
   *fingerprint_bits = fields[0];
   *num_tables = fields[2];
-  Status s = CheckFingerprintBits(*fingerprint_bits);
+  Status s = cuckoo::CheckFingerprintBits(*fingerprint_bits);
   if (!s.ok()) return Status::Corruption("Cuckoo header: " + s.message());
-  if (fields[1] != kSlotsPerBucket) {
+  if (fields[1] != cuckoo::kSlotsPerBucket) {
     return Status::Corruption("Cuckoo slots_per_bucket must be 4, not " +
                               std::to_string(fields[1]));
   }
@@ -107,7 +97,7 @@ Status CheckRecords(const std::vector<TableLayout>& tables) {
 // Version 1: header, then per table its record, slots and stash in turn.
 Status LayoutV1(std::string_view bytes, uint32_t* fingerprint_bits,
                 std::vector<TableLayout>* tables) {
-  if (bytes.size() < kV1HeaderBytes) {
+  if (bytes.size() < cuckoo::kV1HeaderBytes) {
     return Status::Corruption("Cuckoo header truncated: " +
                               std::to_string(bytes.size()) + " of 8 bytes");
   }
@@ -115,15 +105,15 @@ Status LayoutV1(std::string_view bytes, uint32_t* fingerprint_bits,
   uint32_t num_tables;
   Status s = ParseFields(data + 4, fingerprint_bits, &num_tables);
   if (!s.ok()) return s;
-  size_t pos = kV1HeaderBytes;
+  size_t pos = cuckoo::kV1HeaderBytes;
   for (uint32_t t = 0; t < num_tables; ++t) {
-    if (bytes.size() - pos < kTableHeaderBytes) {
+    if (bytes.size() - pos < cuckoo::kTableHeaderBytes) {
       return Status::Corruption(TableName(t) + "header truncated");
     }
     TableLayout table = ReadRecord(data + pos);
-    pos += kTableHeaderBytes;
+    pos += cuckoo::kTableHeaderBytes;
     const size_t slot_bytes =
-        PackedSlotsView::BytesFor(table.num_buckets, *fingerprint_bits);
+        BucketTable::BytesFor(table.num_buckets, *fingerprint_bits);
     if (bytes.size() - pos < slot_bytes) {
       return Status::Corruption(
           TableName(t) +
@@ -133,15 +123,16 @@ Status LayoutV1(std::string_view bytes, uint32_t* fingerprint_bits,
     }
     table.slots_at = pos;
     pos += slot_bytes;
-    if ((bytes.size() - pos) / kStashEntryBytes < table.num_stashed) {
+    if ((bytes.size() - pos) / cuckoo::kStashEntryBytes < table.num_stashed) {
       return Status::Corruption(
           TableName(t) + "stash truncated: " +
           std::to_string(table.num_stashed) + " entries need " +
-          std::to_string(uint64_t{table.num_stashed} * kStashEntryBytes) +
+          std::to_string(uint64_t{table.num_stashed} *
+                         cuckoo::kStashEntryBytes) +
           " bytes, " + std::to_string(bytes.size() - pos) + " remain");
     }
     table.stash_at = pos;
-    pos += table.num_stashed * kStashEntryBytes;
+    pos += table.num_stashed * cuckoo::kStashEntryBytes;
     tables->push_back(table);
   }
   if (pos != bytes.size()) {
@@ -154,7 +145,7 @@ Status LayoutV1(std::string_view bytes, uint32_t* fingerprint_bits,
 // Version 2: every table's slots, the stashes, then the metadata.
 Status LayoutV2(std::string_view bytes, uint32_t* fingerprint_bits,
                 std::vector<TableLayout>* tables, uint64_t* num_keys) {
-  if (bytes.size() < kMetadataFixedBytes) {
+  if (bytes.size() < cuckoo::kMetadataFixedBytes) {
     return Status::Corruption("Cuckoo metadata truncated: " +
                               std::to_string(bytes.size()) + " of 20 bytes");
   }
@@ -163,13 +154,13 @@ Status LayoutV2(std::string_view bytes, uint32_t* fingerprint_bits,
   const uint32_t num_tables = fields[2];
   // The checksum covers the records, so its range is read first, bounded.
   if (num_tables > CuckooLimits::kMaxTables ||
-      bytes.size() < MetadataBytes(num_tables)) {
+      bytes.size() < cuckoo::MetadataBytes(num_tables)) {
     return Status::Corruption(
         "Cuckoo metadata truncated: " + std::to_string(num_tables) +
-        " tables need " + std::to_string(MetadataBytes(num_tables)) +
+        " tables need " + std::to_string(cuckoo::MetadataBytes(num_tables)) +
         " bytes of metadata, the filter has " + std::to_string(bytes.size()));
   }
-  const size_t meta_at = bytes.size() - MetadataBytes(num_tables);
+  const size_t meta_at = bytes.size() - cuckoo::MetadataBytes(num_tables);
   Status s = VerifyMetadataChecksum(bytes.substr(meta_at), "Cuckoo");
   if (!s.ok()) return s;
   uint32_t stored_tables;
@@ -177,18 +168,19 @@ Status LayoutV2(std::string_view bytes, uint32_t* fingerprint_bits,
   if (!s.ok()) return s;
   *num_keys = detail::LoadLittleEndian<uint64_t>(fields - 8);
   for (uint32_t t = 0; t < num_tables; ++t) {
-    tables->push_back(ReadRecord(data + meta_at + 4 + t * kTableHeaderBytes));
+    tables->push_back(
+        ReadRecord(data + meta_at + 4 + t * cuckoo::kTableHeaderBytes));
   }
   s = CheckRecords(*tables);
   if (!s.ok()) return s;
   uint64_t pos = 0;
   for (TableLayout& table : *tables) {
     table.slots_at = pos;
-    pos += PackedSlotsView::BytesFor(table.num_buckets, *fingerprint_bits);
+    pos += BucketTable::BytesFor(table.num_buckets, *fingerprint_bits);
   }
   for (TableLayout& table : *tables) {
     table.stash_at = pos;
-    pos += uint64_t{table.num_stashed} * kStashEntryBytes;
+    pos += uint64_t{table.num_stashed} * cuckoo::kStashEntryBytes;
   }
   if (pos != meta_at) {
     return Status::Corruption(
@@ -216,8 +208,7 @@ Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
       &version);
   if (!s.ok()) return s;
   const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  const uint32_t max_fingerprint =
-      static_cast<uint32_t>((uint64_t{1} << fingerprint_bits) - 1);
+  const uint32_t max_fingerprint = cuckoo::FingerprintRange(fingerprint_bits);
   CuckooView view;
   view.fingerprint_bits_ = fingerprint_bits;
   view.size_bytes_ = bytes.size();
@@ -228,16 +219,17 @@ Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
     const TableLayout& l = layout[t];
     const std::string where = TableName(t);
     Table table;
-    table.seed = l.seed;
-    table.table_index = static_cast<uint32_t>(t);
+    // The block goes on past the slots (in v2 always by the metadata), so
+    // most bucket loads need no clamping.
     table.slots =
-        PackedSlotsView(data + l.slots_at, l.num_buckets, fingerprint_bits);
+        BucketTable(data + l.slots_at, bytes.size() - l.slots_at, l.num_buckets,
+                    fingerprint_bits, l.seed, static_cast<uint32_t>(t));
     table.stash.resize(l.num_stashed);
     const uint8_t* entry = data + l.stash_at;
     for (StashEntry& e : table.stash) {
       e.bucket = detail::LoadLittleEndian<uint32_t>(entry);
       e.fingerprint = detail::LoadLittleEndian<uint32_t>(entry + 4);
-      entry += kStashEntryBytes;
+      entry += cuckoo::kStashEntryBytes;
       if (e.bucket >= l.num_buckets) {
         return Status::Corruption(where + "stash bucket " +
                                   std::to_string(e.bucket) + " is not below " +
@@ -252,14 +244,19 @@ Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
     }
     view.tables_.push_back(std::move(table));
   }
+  if (view.tables_.size() == 1) {
+    const Table& t = view.tables_[0];
+    view.static_table_ = t.stash.empty() && t.slots.HasWordBuckets() &&
+                         t.slots.BucketWordsInBounds();
+  }
   *out = std::move(view);
   return Status::Ok();
 }
 
 bool CuckooView::MayContain(uint64_t hash) const {
+  if (static_table_) return cuckoo::StaticMayContain(tables_[0].slots, hash);
   for (const Table& t : tables_) {
-    if (TableMayContain(t.slots, t.seed, t.table_index, t.stash, hash))
-      return true;
+    if (cuckoo::TableMayContain(t.slots, t.stash, hash)) return true;
   }
   return false;
 }
@@ -270,48 +267,36 @@ bool CuckooView::MayContainKey(std::string_view key) const {
 
 void CuckooView::MayContainBatch(const uint64_t* hashes, size_t count,
                                  bool* results) const {
+  if (static_table_) {
+    cuckoo::StaticMayContainBatch(tables_[0].slots, hashes, count, results);
+    return;
+  }
   std::fill(results, results + count, false);
-  constexpr size_t kGroup = 16;
-  Location group[kGroup];
-  bool hit[kGroup];
+  const auto hash_at = [hashes](size_t i) { return hashes[i]; };
   for (const Table& t : tables_) {
-    // Locals, so that the stores to `results` (which may alias anything)
-    // do not force the table's fields to be reloaded for every query.
-    const PackedSlotsView slots = t.slots;
-    const uint32_t seed = t.seed, table_index = t.table_index;
-    for (size_t start = 0; start < count; start += kGroup) {
-      const size_t n = std::min(kGroup, count - start);
-      for (size_t i = 0; i < n; ++i) {
-        group[i] = LocateIn(slots, seed, table_index, hashes[start + i]);
-        __builtin_prefetch(slots.BucketAddress(group[i].bucket));
-        __builtin_prefetch(slots.BucketAddress(group[i].alternate));
-      }
-      if (t.stash.empty() && slots.HasWordBuckets()) {
-        // The common case (a static filter): no stash, no width check per
-        // query.
-        for (size_t i = 0; i < n; ++i) {
-          hit[i] = slots.WordBucketsContain(group[i].bucket, group[i].alternate,
-                                            group[i].fingerprint);
-        }
-      } else {
-        for (size_t i = 0; i < n; ++i) hit[i] = Probe(slots, t.stash, group[i]);
-      }
-      for (size_t i = 0; i < n; ++i) results[start + i] |= hit[i];
+    // A local, so that the stores to `results` do not force the table's
+    // fields to be reloaded for every query.
+    const BucketTable slots = t.slots;
+    if (t.stash.empty() && slots.HasWordBuckets() &&
+        slots.BucketWordsInBounds()) {
+      // A table of a chain without a stash: no width check and no clamping
+      // per query.
+      cuckoo::ProbeInGroups<false>(
+          slots, count, hash_at, [&](size_t i, const cuckoo::Location& loc) {
+            results[i] |= slots.WordBucketsContain<true>(loc);
+          });
+    } else {
+      cuckoo::ProbeInGroups<false>(
+          slots, count, hash_at, [&](size_t i, const cuckoo::Location& loc) {
+            results[i] |= cuckoo::Holds(slots, t.stash, loc);
+          });
     }
   }
 }
 
-bool CuckooView::StaticTableOf(detail::cuckoo::StaticTable* table) const {
-  if (tables_.size() != 1 || version_ < kFirstTrailerVersion) return false;
-  const Table& t = tables_[0];
-  if (!t.stash.empty() || !t.slots.HasWordBuckets()) return false;
-  table->slots = t.slots.data();
-  table->num_buckets = t.slots.num_buckets();
-  table->seed = t.seed;
-  table->fingerprint_bits = fingerprint_bits_;
-  table->fingerprint_range = t.slots.fingerprint_range();
-  table->lanes = detail::cuckoo::WordLanes::For(fingerprint_bits_);
-  return true;
+bool CuckooView::StaticTableOf(BucketTable* table) const {
+  if (static_table_) *table = tables_[0].slots;
+  return static_table_;
 }
 
 uint32_t CuckooView::fingerprint_bits() const { return fingerprint_bits_; }
@@ -339,7 +324,7 @@ uint64_t CuckooView::num_items() const {
 double CuckooView::Load() const {
   uint64_t occupied = 0;
   for (const Table& t : tables_) occupied += t.slots.CountOccupied();
-  const uint64_t slots = num_buckets() * kSlotsPerBucket;
+  const uint64_t slots = num_buckets() * cuckoo::kSlotsPerBucket;
   return slots == 0
              ? 0.0
              : static_cast<double>(occupied) / static_cast<double>(slots);
@@ -353,7 +338,7 @@ double CuckooView::EstimatedFpr() const {
   double log_pass = 0.0;
   for (const Table& t : tables_) {
     const double m = static_cast<double>(t.slots.num_buckets());
-    log_pass += std::log1p(-FprOfComparisons(
+    log_pass += std::log1p(-cuckoo::FprOfComparisons(
         2.0 * static_cast<double>(t.slots.CountOccupied()) / m,
         static_cast<double>(t.stash.size()), t.slots.num_buckets(),
         fingerprint_bits_));
