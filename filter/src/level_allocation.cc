@@ -6,36 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "sstfilter/blocked_bloom.h"
-#include "sstfilter/cuckoo_filter.h"
-
 namespace sstfilter {
 namespace {
-
-// The models are evaluated on filters of this many keys, large enough that
-// headers and rounding to whole lines or buckets do not count.
-constexpr uint64_t kModelKeys = uint64_t{1} << 20;
-// The BlockedBloom sizes tried, in bits/key: fine enough that the step
-// below the optimum costs a negligible share of FPR.
-constexpr double kGridStep = 1.0 / 64;
-constexpr double kGridMaxBitsPerKey =
-    LevelAllocationLimits::kMaxAverageBitsPerKey;
-
-double BlockedBloomFpr(double bits_per_key) {
-  return BlockedBloomParams::ForBitsPerKey(kModelKeys, bits_per_key)
-      .EstimatedFpr(kModelKeys);
-}
-
-double CuckooFpr(uint32_t fingerprint_bits) {
-  return StaticCuckooFpr(kModelKeys,
-                         StaticCuckooBytes(kModelKeys, fingerprint_bits),
-                         fingerprint_bits);
-}
-
-FilterChoice BlockedBloomWithin(double bits_per_key) {
-  return {LevelFilterKind::kBlockedBloom, bits_per_key, 0,
-          BlockedBloomFpr(bits_per_key)};
-}
 
 bool ByBitsThenFpr(const FilterChoice& a, const FilterChoice& b) {
   return a.bits_per_key < b.bits_per_key ||
@@ -139,6 +111,10 @@ class Allocator {
     // (geometric bisection); if none does, the highest tried.
     Result best = ForMu(0);
     if (best.build_ns > model_.max_build_ns) {
+      // The CPU price mu, ns of build against FPR, spans every ratio these
+      // curves and costs can make (FPRs of 1e-30..1 against 1..1e4 ns per
+      // key); 80 geometric halvings of that range leave it within a factor
+      // of 1 + 1e-22, far finer than any step between two sizes.
       double low = 1e-30, high = 1e30;
       Result at_high = ForMu(high);
       if (at_high.build_ns <= model_.max_build_ns) {
@@ -204,7 +180,11 @@ class Allocator {
 
   // The lowest memory price whose allocation fits the budget.
   Result ForMu(double mu) const {
-    double low = 1e-40, high = 1e40;  // Allocate(high) spends the minimum
+    // The memory price lambda, FPR per bit of budget, likewise over every
+    // ratio the curves can make, with absent probes in any unit: 160
+    // geometric halvings of 1e-40..1e40 leave it within 1 + 1e-22.
+    // Allocate(high) spends the minimum.
+    double low = 1e-40, high = 1e40;
     for (int step = 0; step < 160; ++step) {
       const double mid = std::sqrt(low * high);
       (Allocate(mid, mu).memory > average_ ? low : high) = mid;
@@ -302,6 +282,10 @@ class Allocator {
     const size_t n = r->levels.size();
     const double cap = std::max(model_.max_build_ns, r->build_ns);
     bool moved = false;
+    // Each round makes the best move that gains more than a millionth; the
+    // bound is far above the moves any tree of up to 64 levels needs (the
+    // Lagrangian leaves each level a step or two from its optimum), so that
+    // the loop ends even if gains cycle through rounding.
     for (int round = 0; round < 200; ++round) {
       double sum = 0;
       for (size_t i = 0; i < n; ++i) sum += absent_[i] * r->levels[i].fpr;
@@ -322,6 +306,11 @@ class Allocator {
                                return a.bits_per_key < b.bits_per_key;
                              });
         int tried = 0;
+        // The donor's 48 nearest smaller sizes: 6 bits/key of
+        // FastLocalBloom's curve (sampled every 1/8 bit), about 8 of
+        // Ribbon's (every 1/4 Bloom-equivalent bit), all of Cuckoo's below
+        // it, 3/4 bit of BlockedBloom's grid. A donor that should give up
+        // more does so over later rounds.
         while (at != kind_i->points.begin() && tried < 48) {
           --at;
           ++tried;
@@ -418,117 +407,6 @@ const LevelCostModel& OwnKindsModel() {
 
 }  // namespace
 
-const char* LevelFilterKindName(LevelFilterKind kind) {
-  switch (kind) {
-    case LevelFilterKind::kBlockedBloom:
-      return "BlockedBloom";
-    case LevelFilterKind::kCuckoo:
-      return "Cuckoo";
-    case LevelFilterKind::kFastLocalBloom:
-      return "FastLocalBloom";
-    case LevelFilterKind::kRibbon:
-      return "Ribbon";
-  }
-  return "unknown";
-}
-
-const std::vector<FilterChoice>& OwnKindPoints(LevelFilterKind kind) {
-  // Computed once: every policy object's allocations use them.
-  static const std::vector<FilterChoice> bloom = [] {
-    std::vector<FilterChoice> points;
-    for (double b = LevelAllocation::kMinBitsPerKey; b <= kGridMaxBitsPerKey;
-         b += kGridStep) {
-      points.push_back(BlockedBloomWithin(b));
-    }
-    return points;
-  }();
-  static const std::vector<FilterChoice> cuckoo = [] {
-    std::vector<FilterChoice> points;
-    for (uint32_t f = CuckooLimits::kMinFingerprintBits;
-         f <= CuckooLimits::kMaxFingerprintBits; ++f) {
-      points.push_back({LevelFilterKind::kCuckoo, StaticCuckooBitsPerKey(f), f,
-                        CuckooFpr(f)});
-    }
-    return points;
-  }();
-  static const std::vector<FilterChoice> none;
-  return kind == LevelFilterKind::kBlockedBloom ? bloom
-         : kind == LevelFilterKind::kCuckoo     ? cuckoo
-                                                : none;
-}
-
-KindModel OwnKindModel(LevelFilterKind kind, BuildCost build) {
-  KindModel model{kind, OwnKindPoints(kind), build, {}};
-  if (kind == LevelFilterKind::kBlockedBloom) {
-    model.within = [](double bits_per_key) {
-      return BlockedBloomWithin(
-          std::max(bits_per_key, LevelAllocation::kMinBitsPerKey));
-    };
-  }
-  return model;
-}
-
-FilterChoice BestFilterFor(double bits_per_key) {
-  if (!(bits_per_key >= LevelAllocation::kMinBitsPerKey)) {
-    bits_per_key = LevelAllocation::kMinBitsPerKey;  // also catches NaN
-  }
-  FilterChoice best = BlockedBloomWithin(bits_per_key);
-  // Only the widest fingerprint that fits can win.
-  const uint32_t f = StaticCuckooFingerprintBits(bits_per_key);
-  if (f != 0) {
-    const double fpr = CuckooFpr(f);
-    if (fpr < best.fpr) {
-      best = {LevelFilterKind::kCuckoo, StaticCuckooBitsPerKey(f), f, fpr};
-    }
-  }
-  return best;
-}
-
-double CuckooCrossoverBitsPerKey() {
-  static const double crossover = [] {
-    for (double b = LevelAllocation::kMinBitsPerKey; b <= kGridMaxBitsPerKey;
-         b += kGridStep) {
-      if (BestFilterFor(b).kind == LevelFilterKind::kCuckoo) return b;
-    }
-    return kGridMaxBitsPerKey;
-  }();
-  return crossover;
-}
-
-double LevelAllocation::MaxBitsPerKey(double average_bits_per_key) {
-  return std::max(average_bits_per_key,
-                  std::min(kMaxOverAverage * average_bits_per_key, 64.0));
-}
-
-double LevelShare(double size_ratio, uint32_t num_levels, uint32_t level) {
-  // share_i = T^-i / sum_j T^-j
-  double total = 0;
-  for (uint32_t j = 0; j < num_levels; ++j)
-    total += std::pow(size_ratio, -1.0 * j);
-  return std::pow(size_ratio, -1.0 * level) / total;
-}
-
-double LevelBuildWeight(double size_ratio, uint32_t num_levels,
-                        uint32_t level) {
-  if (num_levels >= 2 && level + 1 == num_levels) return 1;  // L0: flushes
-  return num_levels == 1 ? 1 : (size_ratio + 1) / 2;
-}
-
-double TreeBuildNs(const LevelCostModel& model,
-                   const std::vector<FilterChoice>& levels, double size_ratio) {
-  const uint32_t n = static_cast<uint32_t>(levels.size());
-  double ns = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    for (const KindModel& kind : model.kinds) {
-      if (kind.kind != levels[i].kind) continue;
-      ns += LevelBuildWeight(size_ratio, n, i) *
-            kind.build.Ns(levels[i].bits_per_key);
-      break;
-    }
-  }
-  return ns;
-}
-
 FilterChoice TableChoice(const KindModel& kind, const FilterChoice& level,
                          double density_factor, double max_bits_per_key) {
   if (!(density_factor > 0)) return level;
@@ -568,35 +446,6 @@ FilterChoice TableChoice(const KindModel& kind, const FilterChoice& level,
     }
   }
   return nearest != nullptr ? *nearest : level;
-}
-
-std::vector<double> ModelAbsentProbes(
-    const std::vector<double>& entry_shares_from_bottom, double hit_fraction) {
-  const double h = std::clamp(hit_fraction, 0.0, 1.0);
-  double total = 0;
-  for (double share : entry_shares_from_bottom) total += share;
-  std::vector<double> probes;
-  double below = 0;  // share of entries in the levels below this one
-  for (double share : entry_shares_from_bottom) {
-    probes.push_back((1 - h) + h * (total > 0 ? below / total : 0));
-    below += share;
-  }
-  return probes;
-}
-
-std::vector<LevelLoad> TShapedLoads(double size_ratio, uint32_t num_levels,
-                                    double hit_fraction) {
-  std::vector<double> shares;
-  for (uint32_t i = 0; i < num_levels; ++i) {
-    shares.push_back(LevelShare(size_ratio, num_levels, i));
-  }
-  const std::vector<double> probes = ModelAbsentProbes(shares, hit_fraction);
-  std::vector<LevelLoad> loads;
-  for (uint32_t i = 0; i < num_levels; ++i) {
-    loads.push_back(
-        {shares[i], probes[i], LevelBuildWeight(size_ratio, num_levels, i)});
-  }
-  return loads;
 }
 
 Status AllocateTree(const LevelCostModel& model, double average_bits_per_key,

@@ -205,6 +205,7 @@ class RegisteringBuilder final : public BitsBuilder {
     if (block.size() > 0 && entries > 0) {
       auto tag = std::make_shared<TableTag>(build_.tag);
       tag->entries = static_cast<int64_t>(entries);
+      tag->filter_bits = static_cast<int64_t>(block.size()) * 8;
       if (seen_key_) {
         const LevelWorkload& workload = tag->column_family->workload();
         tag->first_bucket = workload.BucketOf(smallest_);
@@ -255,10 +256,12 @@ class SamplingReader final : public FilterBitsReader {
       : inner_(inner), tag_(std::move(tag)) {
     tag_->column_family->workload().AddSampledEntries(
         tag_->level, tag_->first_bucket, tag_->last_bucket, tag_->entries);
+    tag_->column_family->AddLiveFilter(tag_->entries, tag_->filter_bits);
   }
   ~SamplingReader() override {
     tag_->column_family->workload().AddSampledEntries(
         tag_->level, tag_->first_bucket, tag_->last_bucket, -tag_->entries);
+    tag_->column_family->AddLiveFilter(-tag_->entries, -tag_->filter_bits);
   }
   bool MayMatch(const Slice& key) override {
     const bool may_match = inner_->MayMatch(key);

@@ -60,6 +60,23 @@ class ColumnFamilyObservations {
     return tree_version_.load(std::memory_order_acquire);
   }
 
+  // The filters this process built that have a reader now: their bits and
+  // entries (a reader adds its table's when made, takes them back when
+  // freed). What the tree's filters really take, after rounding, RocksDB's
+  // sizing of Ribbon by key count, and tables built for the tree as it was.
+  void AddLiveFilter(int64_t entries, int64_t bits) {
+    live_entries_.fetch_add(entries, std::memory_order_relaxed);
+    live_bits_.fetch_add(bits, std::memory_order_relaxed);
+  }
+  // Their bits per entry, and their entries (0: none).
+  double LiveBitsPerKey(int64_t* entries) const {
+    *entries = live_entries_.load(std::memory_order_relaxed);
+    return *entries > 0 ? static_cast<double>(
+                              live_bits_.load(std::memory_order_relaxed)) /
+                              static_cast<double>(*entries)
+                        : 0;
+  }
+
  private:
   LevelWorkload workload_;
   mutable std::mutex mutex_;  // guards tree_
@@ -67,6 +84,8 @@ class ColumnFamilyObservations {
   bool has_tree_ = false;
   std::atomic<uint64_t> flush_entries_{0};
   std::atomic<uint64_t> tree_version_{0};
+  std::atomic<int64_t> live_entries_{0};
+  std::atomic<int64_t> live_bits_{0};
 };
 
 // A built table as its reader needs it.
@@ -77,6 +96,7 @@ struct TableTag {
   uint32_t absent_weight = 0;  // LevelWorkload::AbsentWeight(model FPR)
   int first_bucket = 0;        // LevelWorkload::BucketOf its smallest key
   int last_bucket = 0;         // and its largest
+  int64_t filter_bits = 0;     // the block's size in bits
 };
 
 // What a registering builder is given to build one table.

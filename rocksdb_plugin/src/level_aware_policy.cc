@@ -63,6 +63,11 @@ constexpr int kMaxTreeLevels = LevelWorkload::kMaxLevels;
 // this much (the sum of the changes): a flush or a compaction moves them by
 // a fraction of a percent, and remaking the allocation costs milliseconds.
 constexpr double kSharesMoved = 0.02;
+// The budget's correction for what the live filters take (Budget): at most
+// this factor either way, so that a few odd tables cannot swing it; and a
+// new allocation when it moves by half a percent of the average.
+constexpr double kMaxBudgetCorrection = 1.15;
+constexpr double kBudgetMoved = 0.005;
 
 // Raises (or lowers) `target` to `value` if that is higher (lower).
 void StoreMax(std::atomic<int>& target, int value) {
@@ -189,6 +194,7 @@ class LevelAwarePolicy : public PolicyBase {
     LevelAllocation allocation;
     uint64_t workload_version = UINT64_MAX;
     bool no_bottom_filters = false;
+    double budget = 0;  // the average bits/key the allocation was made at
     // Bit L: the allocation used learned densities, so level L's tables
     // are sized by their key ranges (sstfilter/workload.h).
     std::atomic<uint32_t> per_table_levels{0};
@@ -294,9 +300,8 @@ class LevelAwarePolicy : public PolicyBase {
       // holds, before the first flush of the process), so that the memory
       // of a settled DB is the average asked.
       tree.levels.push_back(0);
-      tree.shares.push_back(static_cast<double>(
-          std::max<uint64_t>(flush_entries > 0 ? flush_entries : entries[0],
-                             1)));
+      tree.shares.push_back(static_cast<double>(std::max<uint64_t>(
+          flush_entries > 0 ? flush_entries : entries[0], 1)));
     } else {
       const int deepest = cf.deepest.load(std::memory_order_relaxed);
       if (deepest == 0) return {};
@@ -349,6 +354,38 @@ class LevelAwarePolicy : public PolicyBase {
     return loads;
   }
 
+  // The average bits/key to allocate new tables at, so that the live
+  // filters take the average asked: with the listener's tree, the asked
+  // average times asked / what the live filters built by this process take,
+  // once they hold a tenth of the tree's entries, within
+  // kMaxBudgetCorrection. New tables correct what
+  // the allocation cannot see: rounding to the kinds' sizes, RocksDB sizing
+  // Ribbon by the table's key count (about 1.5% under the curve at 10^4
+  // keys), and tables built for the tree as it was when they were built.
+  double Budget(const ColumnFamilyObservations& observations,
+                const Tree& tree) const {
+    const double asked = settings_.BitsPerKey();
+    if (!settings_.learn) return asked;
+    int64_t live_entries = 0;
+    const double live = observations.LiveBitsPerKey(&live_entries);
+    ColumnFamilyObservations::LevelEntries entries;
+    uint64_t flush_entries = 0;
+    uint64_t tree_entries = 0;
+    // Without the listener's tree, how much of it the live filters are is
+    // unknown: no correction.
+    if (!observations.Tree(&entries, &flush_entries)) return asked;
+    for (int level : tree.levels) tree_entries += entries[level];
+    if (!(live > 0) ||
+        static_cast<uint64_t>(live_entries) * 10 < tree_entries) {
+      return asked;
+    }
+    using Limits = LevelAllocationLimits;
+    return std::clamp(asked * std::clamp(asked / live, 1 / kMaxBudgetCorrection,
+                                         kMaxBudgetCorrection),
+                      Limits::kMinAverageBitsPerKey,
+                      Limits::kMaxAverageBitsPerKey);
+  }
+
   static bool SharesMoved(const Tree& a, const Tree& b) {
     if (a.levels != b.levels) return true;
     double moved = 0;
@@ -367,15 +404,21 @@ class LevelAwarePolicy : public PolicyBase {
     std::lock_guard<std::mutex> lock(cf.mutex);
     Tree tree = CurrentTree(cf, observations, no_bottom);
     if (tree.levels.empty()) return Uniform();  // one level so far
+    const double budget = Budget(observations, tree);
     if (SharesMoved(tree, cf.tree) || no_bottom != cf.no_bottom_filters ||
-        workload.version() != cf.workload_version) {
+        workload.version() != cf.workload_version ||
+        std::abs(budget - cf.budget) > kBudgetMoved * settings_.BitsPerKey()) {
       const uint32_t n = static_cast<uint32_t>(tree.levels.size());
       // The arguments were checked when the policy was made.
       bool learned = false;
       const std::vector<LevelLoad> loads = LoadsOf(tree, workload, &learned);
-      AllocateTree(CostModelFor(settings_.choice, settings_.BitsPerKey(),
-                                settings_.SizeRatio(), n),
-                   settings_.BitsPerKey(), loads, &cf.allocation);
+      LevelCostModel model = CostModelFor(
+          settings_.choice, settings_.BitsPerKey(), settings_.SizeRatio(), n);
+      // The cap is the asked average's, whatever the budget's correction.
+      model.max_bits_per_key =
+          LevelAllocation::MaxBitsPerKey(settings_.BitsPerKey());
+      AllocateTree(model, budget, loads, &cf.allocation);
+      cf.budget = budget;
       uint32_t per_table = 0;
       if (learned) {
         for (int l : tree.levels) per_table |= 1u << l;
