@@ -256,12 +256,18 @@ class SamplingReader final : public FilterBitsReader {
       : inner_(inner), tag_(std::move(tag)) {
     tag_->column_family->workload().AddSampledEntries(
         tag_->level, tag_->first_bucket, tag_->last_bucket, tag_->entries);
-    tag_->column_family->AddLiveFilter(tag_->entries, tag_->filter_bits);
+    // L0 comes and goes with the flushes: the memory asked is that of the
+    // levels below it.
+    if (tag_->level > 0) {
+      tag_->column_family->AddLiveFilter(tag_->entries, tag_->filter_bits);
+    }
   }
   ~SamplingReader() override {
     tag_->column_family->workload().AddSampledEntries(
         tag_->level, tag_->first_bucket, tag_->last_bucket, -tag_->entries);
-    tag_->column_family->AddLiveFilter(-tag_->entries, -tag_->filter_bits);
+    if (tag_->level > 0) {
+      tag_->column_family->AddLiveFilter(-tag_->entries, -tag_->filter_bits);
+    }
   }
   bool MayMatch(const Slice& key) override {
     const bool may_match = inner_->MayMatch(key);

@@ -60,9 +60,9 @@ class ColumnFamilyObservations {
     return tree_version_.load(std::memory_order_acquire);
   }
 
-  // The filters this process built that have a reader now: their bits and
-  // entries (a reader adds its table's when made, takes them back when
-  // freed). What the tree's filters really take, after rounding, RocksDB's
+  // The filters this process built below L0 that have a reader now: their
+  // bits and entries (a reader adds its table's when made, takes them back
+  // when freed). What the tree's filters really take, after rounding, RocksDB's
   // sizing of Ribbon by key count, and tables built for the tree as it was.
   void AddLiveFilter(int64_t entries, int64_t bits) {
     live_entries_.fetch_add(entries, std::memory_order_relaxed);

@@ -67,6 +67,10 @@ constexpr double kSharesMoved = 0.02;
 // this factor either way, so that a few odd tables cannot swing it; and a
 // new allocation when it moves by half a percent of the average.
 constexpr double kMaxBudgetCorrection = 1.15;
+// New tables replace a fraction of the live ones: they carry the live
+// filters' shortfall (or excess) this many times over, so that it is made
+// up by the time about a third of the data is rewritten.
+constexpr double kBudgetGain = 3;
 constexpr double kBudgetMoved = 0.005;
 
 // Raises (or lowers) `target` to `value` if that is higher (lower).
@@ -356,9 +360,9 @@ class LevelAwarePolicy : public PolicyBase {
 
   // The average bits/key to allocate new tables at, so that the live
   // filters take the average asked: with the listener's tree, the asked
-  // average times asked / what the live filters built by this process take,
-  // once they hold a tenth of the tree's entries, within
-  // kMaxBudgetCorrection. New tables correct what
+  // average plus kBudgetGain times what the live filters built by this
+  // process fall short of it, once they hold a tenth of the tree's
+  // entries, within kMaxBudgetCorrection. New tables correct what
   // the allocation cannot see: rounding to the kinds' sizes, RocksDB sizing
   // Ribbon by the table's key count (about 1.5% under the curve at 10^4
   // keys), and tables built for the tree as it was when they were built.
@@ -374,14 +378,16 @@ class LevelAwarePolicy : public PolicyBase {
     // Without the listener's tree, how much of it the live filters are is
     // unknown: no correction.
     if (!observations.Tree(&entries, &flush_entries)) return asked;
-    for (int level : tree.levels) tree_entries += entries[level];
+    for (int level : tree.levels)
+      tree_entries += level > 0 ? entries[level] : 0;
     if (!(live > 0) ||
         static_cast<uint64_t>(live_entries) * 10 < tree_entries) {
       return asked;
     }
     using Limits = LevelAllocationLimits;
-    return std::clamp(asked * std::clamp(asked / live, 1 / kMaxBudgetCorrection,
-                                         kMaxBudgetCorrection),
+    const double corrected = asked + kBudgetGain * (asked - live);
+    return std::clamp(std::clamp(corrected, asked / kMaxBudgetCorrection,
+                                 asked * kMaxBudgetCorrection),
                       Limits::kMinAverageBitsPerKey,
                       Limits::kMaxAverageBitsPerKey);
   }
