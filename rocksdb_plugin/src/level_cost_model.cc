@@ -22,9 +22,8 @@ using ROCKSDB_NAMESPACE::FilterPolicy;
 // (PORTABLE=0) on this project's reference machine (bench/README.md,
 // "LevelAware's cost model"). Only their ratios matter to the choices:
 // each cap is a reference configuration's CPU under the same constants.
-// Run of 2026-11-24 (medians of 7 builds of 10^5 keys; bits/key 4..24):
-//   FastLocalBloom 12.8 ns/key at 10 bits/key, Ribbon 58.2 at 10.15,
-//   BlockedBloom 15.1 at 10, Cuckoo 25.5 at 9.4 (f = 9).
+// The run behind these (medians of 7 builds of 10^5 keys, bits/key 4..24)
+// is in bench/README.md.
 constexpr BuildCost kBlockedBloomBuild{9.63, 0.491};
 constexpr BuildCost kCuckooBuild{16.25, 1.062};
 constexpr BuildCost kFastLocalBloomBuild{8.21, 0.421};
