@@ -30,14 +30,7 @@ void WaitForCompactions(rdb::DB* db) {
 rdb::Options LearningOptions(const std::string& policy, bool for_hits) {
   DbConfig config;
   config.policy = policy;
-  rdb::Options options = MakeOptions(config);
-  options.disable_auto_compactions = false;
-  options.write_buffer_size = 64 << 10;
-  options.target_file_size_base = 64 << 10;
-  options.max_bytes_for_level_base = 256 << 10;
-  options.level0_file_num_compaction_trigger = 4;
-  options.level_compaction_dynamic_level_bytes = true;
-  options.max_background_jobs = 2;
+  rdb::Options options = CompactingOptions(config, /*dynamic_layout=*/true);
   options.optimize_filters_for_hits = for_hits;
   options.listeners.push_back(NewLevelAwareListener());
   return options;

@@ -32,14 +32,7 @@ MultiLevelRun BuildAndLookUp(const std::string& policy, bool dynamic_layout) {
   TempDir dir;
   DbConfig config;
   config.policy = policy;
-  rdb::Options options = MakeOptions(config);
-  options.disable_auto_compactions = false;
-  options.write_buffer_size = 64 << 10;
-  options.target_file_size_base = 64 << 10;
-  options.max_bytes_for_level_base = 256 << 10;
-  options.level0_file_num_compaction_trigger = 4;
-  options.level_compaction_dynamic_level_bytes = dynamic_layout;
-  options.max_background_jobs = 2;
+  const rdb::Options options = CompactingOptions(config, dynamic_layout);
   MultiLevelRun run;
   auto db = Open(options, dir.path());
   if (db == nullptr) return run;

@@ -87,6 +87,22 @@ Written Build(const rdb::FilterPolicy& policy, const Context& c) {
   return w;
 }
 
+// The context of a table of `level` in a leveled tree of `num_levels`: a
+// flush at level 0, a compaction's output below, the deepest bottommost.
+rdb::FilterBuildingContext TreeContext(const rdb::BlockBasedTableOptions& table,
+                                       int level, int num_levels,
+                                       const std::string& column_family = "") {
+  rdb::FilterBuildingContext context(table);
+  context.level_at_creation = level;
+  context.is_bottommost = level == num_levels - 1;
+  context.reason = level == 0 ? rdb::TableFileCreationReason::kFlush
+                              : rdb::TableFileCreationReason::kCompaction;
+  context.compaction_style = rdb::kCompactionStyleLevel;
+  context.num_levels = num_levels;
+  context.column_family_name = column_family;
+  return context;
+}
+
 // The filter must be the one the allocation chose, its size that choice's
 // bits/key (within the header and the rounding to whole lines or buckets,
 // and a cuckoo build's possible 1% retry).
@@ -221,14 +237,8 @@ TEST_P(EachChoice, EveryLevelsFilterReadsBackWithNoFalseNegative) {
   const std::vector<std::string> absent = Keys("absent", 20000);
   for (int level = 0; level <= 6; ++level) {
     rdb::BlockBasedTableOptions table;
-    rdb::FilterBuildingContext context(table);
-    context.level_at_creation = level;
-    context.is_bottommost = level == 6;
-    context.reason = level == 0 ? rdb::TableFileCreationReason::kFlush
-                                : rdb::TableFileCreationReason::kCompaction;
-    context.compaction_style = rdb::kCompactionStyleLevel;
-    context.num_levels = 7;
-    const BuiltFilter filter = BuildFilter(*policy, keys, context);
+    const BuiltFilter filter =
+        BuildFilter(*policy, keys, TreeContext(table, level, 7));
     const BuiltinKind kind =
         ReadBuiltinFormat(filter.bytes.ToStringView()).kind;
     const bool builtin =
@@ -500,17 +510,10 @@ std::vector<BuiltFilter> BuildTree(const rdb::FilterPolicy& policy,
                                    const std::string& column_family,
                                    const std::vector<std::string>& keys) {
   std::vector<BuiltFilter> blocks;
+  rdb::BlockBasedTableOptions table;
   for (int level = 3; level >= 0; --level) {
-    rdb::BlockBasedTableOptions table;
-    rdb::FilterBuildingContext context(table);
-    context.level_at_creation = level;
-    context.is_bottommost = level == 3;
-    context.reason = level == 0 ? rdb::TableFileCreationReason::kFlush
-                                : rdb::TableFileCreationReason::kCompaction;
-    context.compaction_style = rdb::kCompactionStyleLevel;
-    context.num_levels = 4;
-    context.column_family_name = column_family;
-    blocks.push_back(BuildFilter(policy, keys, context));
+    blocks.push_back(
+        BuildFilter(policy, keys, TreeContext(table, level, 4, column_family)));
   }
   return blocks;
 }

@@ -102,6 +102,22 @@ inline rdb::Options MakeOptions(const DbConfig& config) {
   return options;
 }
 
+// Options under which RocksDB's own compactions spread a few 10^5 keys over
+// several levels: small write buffers, files and level base, compactions
+// on.
+inline rdb::Options CompactingOptions(const DbConfig& config,
+                                      bool dynamic_layout) {
+  rdb::Options options = MakeOptions(config);
+  options.disable_auto_compactions = false;
+  options.write_buffer_size = 64 << 10;
+  options.target_file_size_base = 64 << 10;
+  options.max_bytes_for_level_base = 256 << 10;
+  options.level0_file_num_compaction_trigger = 4;
+  options.level_compaction_dynamic_level_bytes = dynamic_layout;
+  options.max_background_jobs = 2;
+  return options;
+}
+
 inline std::unique_ptr<rdb::DB> Open(const rdb::Options& options,
                                      const std::string& path) {
   std::unique_ptr<rdb::DB> db;
