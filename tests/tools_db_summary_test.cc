@@ -589,6 +589,44 @@ TEST(DbSummaryColumnFamilies, EachColumnFamilyIsSummedUpApart) {
   }
 }
 
+// Files of one kind at different bits/key on one level (as LevelAware
+// writes when it sizes each table by its key range): the level's row gives
+// the range per file beside its mean, and the JSON gives both ends.
+TEST(DbSummaryPerFileBits, ALevelsFilesOfOneKindShowTheirRangeOfBitsPerKey) {
+  TempDir dir;
+  // Two halves of the key space, so that the second file joins L1 beside
+  // the first instead of being compacted with it.
+  for (const bool upper : {false, true}) {
+    DbConfig config;
+    config.policy =
+        upper ? "sstfilter.BlockedBloom:14" : "sstfilter.BlockedBloom:6";
+    auto db = Open(MakeOptions(config), dir.path());
+    ASSERT_NE(db, nullptr);
+    std::vector<uint64_t> ids;
+    for (uint64_t i = 0; i < 10000; ++i) {
+      if ((Key(i) >= "8") == upper) ids.push_back(i);
+    }
+    Put(db.get(), ids);
+    Flush(db.get());
+    rdb::CompactionOptions compaction;
+    ASSERT_TRUE(
+        db->CompactFiles(compaction, FilesAtLevel(db.get(), 0), 1).ok());
+    ASSERT_TRUE(db->Close().ok());
+  }
+  const DbSummary summary = inspect::SummarizeDb(dir.path());
+  ASSERT_TRUE(summary.status.ok()) << summary.status.ToString();
+  ASSERT_EQ(summary.column_families.size(), 1u);
+  ASSERT_EQ(summary.column_families[0].levels.size(), 1u);
+  const inspect::FilesSummary& l1 =
+      summary.column_families[0].levels[0].figures;
+  EXPECT_NEAR(l1.min_bits_per_key, 6, 0.2);
+  EXPECT_NEAR(l1.max_bits_per_key, 14, 0.2);
+  const std::string text = inspect::FormatDbText(summary);
+  EXPECT_NE(text.find(" bits/key per file"), std::string::npos) << text;
+  EXPECT_NE(inspect::FormatDbJson(summary).find("\"max_bits_per_key\""),
+            std::string::npos);
+}
+
 // What a crash leaves (a 0-byte table) and an unlisted copy of a good one
 // are orphans: listed with their sizes, never read, no error.
 TEST(DbSummaryOrphans, UnlistedSstsAreOrphansNotErrors) {

@@ -116,6 +116,14 @@ FilesSummary SummarizeFiles(const std::vector<FileFpr>& files,
     seen_by_gets->Add(entry.seen_by_gets, file.keys);
     summary.keys += file.keys;
     summary.filter_bytes += file.filter_bytes;
+    if (file.keys > 0) {
+      const bool first = summary.max_bits_per_key == 0;
+      summary.min_bits_per_key =
+          first ? file.bits_per_key
+                : std::min(summary.min_bits_per_key, file.bits_per_key);
+      summary.max_bits_per_key =
+          std::max(summary.max_bits_per_key, file.bits_per_key);
+    }
   }
   summary.bits_per_key = BitsPerKey(summary.filter_bytes, summary.keys);
   if (summary.keys > 0) {
@@ -198,6 +206,15 @@ std::string Row(const std::string& label, const std::string& files,
 
 std::string Reads(double reads) { return Printf("%.6f", reads); }
 
+// ", 8.91-12.40 bits/key per file" where a level's files (of one kind:
+// kinds that mix get a row each) differ by more than rounding (a quarter
+// bit), else "".
+std::string PerFileBits(const FilesSummary& figures) {
+  if (figures.max_bits_per_key - figures.min_bits_per_key < 0.25) return "";
+  return Printf(", %.2f-%.2f bits/key per file", figures.min_bits_per_key,
+                figures.max_bits_per_key);
+}
+
 // The filter column: the kinds, and why the policy reads no filter of them.
 std::string FilterLabel(const std::string& kinds, const std::string& why) {
   return why.empty() ? kinds : kinds + "  unfiltered: " + why;
@@ -230,6 +247,8 @@ std::string JsonFigures(const FilesSummary& figures) {
   return Printf(", \"keys\": %" PRIu64 ", \"filter_bytes\": %" PRIu64,
                 figures.keys, figures.filter_bytes) +
          ", \"bits_per_key\": " + JsonNumber(figures.bits_per_key) +
+         ", \"min_bits_per_key\": " + JsonNumber(figures.min_bits_per_key) +
+         ", \"max_bits_per_key\": " + JsonNumber(figures.max_bits_per_key) +
          ", \"fpr\": " + JsonNumber(figures.fpr) +
          ", \"reads_per_get\": " + JsonNumber(figures.reads_per_get);
 }
@@ -393,7 +412,8 @@ std::string FormatDbText(const DbSummary& summary) {
                  figures.filter_bytes, figures.bits_per_key,
                  Percent(figures.fpr), Reads(figures.reads_per_get),
                  FilterLabel(level.kinds,
-                             one_part ? level.by_kind[0].unfiltered : ""));
+                             one_part ? level.by_kind[0].unfiltered : "") +
+                     (one_part ? PerFileBits(figures) : ""));
       // A row per L0 file; below, a row per kind where kinds, or what the
       // policy reads, mix.
       if (level.level == 0) {

@@ -81,6 +81,11 @@ struct FilesSummary {
   uint64_t keys = 0;     // sum of the files' FileReport::keys
   uint64_t filter_bytes = 0;
   double bits_per_key = 0;  // 0 when keys is 0
+  // The fewest and most bits/key of one file (of those with keys): they
+  // differ where a policy sizes each table by its key range (LevelAware
+  // learning where its Gets go), or after a switch of policy.
+  double min_bits_per_key = 0;
+  double max_bits_per_key = 0;
   // The key-weighted mean of the files' FPRs as their filters hold them (a
   // plain mean if no file knows its keys). A file without a filter counts
   // as FPR 1: every Get that reaches it reads a data block. Files that
