@@ -127,6 +127,13 @@ bool LevelWorkload::Densities(
   return true;
 }
 
+std::array<bool, LevelWorkload::kMaxLevels> LevelWorkload::LearnedLevels()
+    const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (refreshes_ == 0) return {};
+  return learned_;
+}
+
 double LevelWorkload::TableDensityFactor(int level, int first_bucket,
                                          int last_bucket) const {
   level = Clamp(level);

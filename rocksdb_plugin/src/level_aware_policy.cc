@@ -63,6 +63,10 @@ constexpr int kMaxTreeLevels = LevelWorkload::kMaxLevels;
 // this much (the sum of the changes): a flush or a compaction moves them by
 // a fraction of a percent, and remaking the allocation costs milliseconds.
 constexpr double kSharesMoved = 0.02;
+// A level under this share of the entries may borrow a neighbour's learned
+// density until its own is learned (LearnedProbes): its filters' memory is
+// small, whatever they get.
+constexpr double kSmallLevelShare = 0.05;
 // The budget's correction for what the live filters take (Budget): at most
 // this factor either way, so that a few odd tables cannot swing it; and a
 // new allocation when it moves by half a percent of the average.
@@ -156,9 +160,10 @@ class LevelAwarePolicy : public PolicyBase {
       *ours = !IsRocksdbKind(c.kind);
       return Make(c, context, level);
     };
-    if (cf.per_table_levels.load(std::memory_order_relaxed) & (1u << level)) {
-      // What the readers saw of this level's key ranges sizes the table.
-      const LevelWorkload* workload = &observations->workload();
+    const LevelWorkload* workload = &observations->workload();
+    if (workload->LearnedLevels()[level]) {
+      // What the readers saw of this level's key ranges sizes the table:
+      // the builder keeps the keys until Finish shows their range.
       const LevelCostModel& model = OneLevelModel();
       const KindModel* kind = nullptr;
       for (const KindModel& k : model.kinds) {
@@ -199,9 +204,6 @@ class LevelAwarePolicy : public PolicyBase {
     uint64_t workload_version = UINT64_MAX;
     bool no_bottom_filters = false;
     double budget = 0;  // the average bits/key the allocation was made at
-    // Bit L: the allocation used learned densities, so level L's tables
-    // are sized by their key ranges (sstfilter/workload.h).
-    std::atomic<uint32_t> per_table_levels{0};
 
     void Learn(const FilterBuildingContext& context, int level) {
       StoreMin(shallowest, level);
@@ -336,17 +338,7 @@ class LevelAwarePolicy : public PolicyBase {
                                  bool* learned) const {
     const uint32_t n = static_cast<uint32_t>(tree.levels.size());
     std::vector<double> probes;
-    std::array<bool, kMaxTreeLevels> in_tree{};
-    for (int level : tree.levels) in_tree[level] = true;
-    std::array<double, kMaxTreeLevels> density;
-    double learned_total = 0;
-    if (settings_.learn && workload.Densities(in_tree, &density)) {
-      for (uint32_t i = 0; i < n; ++i) {
-        probes.push_back(density[tree.levels[i]] * tree.shares[i]);
-        learned_total += probes.back();
-      }
-    }
-    *learned = learned_total > 0;
+    *learned = settings_.learn && LearnedProbes(tree, workload, &probes);
     if (!*learned) {
       probes = ModelAbsentProbes(tree.shares, settings_.HitFraction());
     }
@@ -356,6 +348,45 @@ class LevelAwarePolicy : public PolicyBase {
                        LevelBuildWeight(settings_.SizeRatio(), n, i)});
     }
     return loads;
+  }
+
+  // The learned absent probes of `tree`'s levels: density times share. A
+  // level not learned yet (L0 between compactions, a level of a file or
+  // two that comes and goes) takes the density of the nearest learned level
+  // above it, or else below, if it holds under kSmallLevelShare of the
+  // entries; false if a larger one is not learned (then the model serves).
+  static bool LearnedProbes(const Tree& tree, const LevelWorkload& workload,
+                            std::vector<double>* probes) {
+    const std::array<bool, kMaxTreeLevels> learned = workload.LearnedLevels();
+    std::array<bool, kMaxTreeLevels> ask{};
+    bool any = false;
+    for (int level : tree.levels) {
+      ask[level] = learned[level];
+      any = any || learned[level];
+    }
+    std::array<double, kMaxTreeLevels> density;
+    if (!any || !workload.Densities(ask, &density)) return false;
+    const size_t n = tree.levels.size();
+    probes->assign(n, 0);
+    double total = 0;
+    for (size_t i = 0; i < n; ++i) {
+      double d = -1;
+      if (learned[tree.levels[i]]) {
+        d = density[tree.levels[i]];
+      } else if (tree.shares[i] < kSmallLevelShare) {
+        // Above is later in the tree's order (L0 last), below earlier.
+        for (size_t j = i + 1; j < n && d < 0; ++j) {
+          if (learned[tree.levels[j]]) d = density[tree.levels[j]];
+        }
+        for (size_t j = i; j-- > 0 && d < 0;) {
+          if (learned[tree.levels[j]]) d = density[tree.levels[j]];
+        }
+      }
+      if (d < 0) return false;
+      (*probes)[i] = d * tree.shares[i];
+      total += (*probes)[i];
+    }
+    return total > 0;
   }
 
   // The average bits/key to allocate new tables at, so that the live
@@ -425,11 +456,6 @@ class LevelAwarePolicy : public PolicyBase {
           LevelAllocation::MaxBitsPerKey(settings_.BitsPerKey());
       AllocateTree(model, budget, loads, &cf.allocation);
       cf.budget = budget;
-      uint32_t per_table = 0;
-      if (learned) {
-        for (int l : tree.levels) per_table |= 1u << l;
-      }
-      cf.per_table_levels.store(per_table, std::memory_order_relaxed);
       cf.tree = std::move(tree);
       cf.workload_version = workload.version();
       cf.no_bottom_filters = no_bottom;

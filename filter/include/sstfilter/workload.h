@@ -110,6 +110,10 @@ class LevelWorkload {
   bool Densities(const std::array<bool, kMaxLevels>& levels_with_entries,
                  PerLevel* densities) const;
 
+  // The levels whose density has been learned (false everywhere before the
+  // first refresh).
+  std::array<bool, kMaxLevels> LearnedLevels() const;
+
   // How many times its level's mean a table at `level` over buckets
   // first..last draws in absent probes per entry, as a factor on the
   // log scale: exp(log of its density - the entry-weighted mean log density
