@@ -20,7 +20,7 @@ namespace {
 using rocksdb_plugin::ColumnFamilyObservations;
 
 constexpr uint64_t kKeys = 200000;
-constexpr uint64_t kGets = 150000;
+constexpr uint64_t kGets = 100000;
 
 void WaitForCompactions(rdb::DB* db) {
   const rdb::Status waited = rocksdb_compat::WaitForCompactions(db);
