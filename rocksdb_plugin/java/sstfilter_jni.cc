@@ -36,7 +36,10 @@ namespace {
 using ROCKSDB_NAMESPACE::FilterPolicy;
 using PolicyHandle = std::shared_ptr<const FilterPolicy>;
 
-constexpr char kSstfilterPrefix[] = "sstfilter.";
+// sstfilter's policies are named "sstfilter.<kind>" (policies.h).
+bool IsSstfilterPolicy(const FilterPolicy& policy) {
+  return std::string(policy.Name()).rfind("sstfilter.", 0) == 0;
+}
 
 void ThrowRocksDBException(JNIEnv* env, const std::string& message) {
   jclass exception = env->FindClass("org/rocksdb/RocksDBException");
@@ -55,7 +58,7 @@ const PolicyHandle& FromJava(jlong handle) {
 // RocksJava gives the built-in family. nullptr with an exception pending
 // if the object could not be made.
 jobject NewJavaFilter(JNIEnv* env, const PolicyHandle& policy) {
-  const bool ours = std::string(policy->Name()).rfind(kSstfilterPrefix, 0) == 0;
+  const bool ours = IsSstfilterPolicy(*policy);
   jclass cls = env->FindClass(ours ? "io/sstfilter/SstFilter"
                                    : "org/rocksdb/BloomFilter");
   if (cls == nullptr) return nullptr;
@@ -89,11 +92,10 @@ jobject ReadTableFormatConfigKeepingFilter(JNIEnv* env, jclass cls,
     return config;
   }
   const PolicyHandle& policy = table_options->filter_policy;
-  const bool ours = std::string(policy->Name()).rfind(kSstfilterPrefix, 0) == 0;
   const bool builtin_family = std::string(policy->CompatibilityName()) ==
                               kRocksdbFamilyCompatibilityName;
   // Another family's policy RocksJava drops, as it always has.
-  if (!ours && !builtin_family) return config;
+  if (!IsSstfilterPolicy(*policy) && !builtin_family) return config;
   jobject filter = NewJavaFilter(env, policy);
   if (filter == nullptr) return nullptr;  // exception pending
   jclass config_class = env->GetObjectClass(config);
