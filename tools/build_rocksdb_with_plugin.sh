@@ -26,7 +26,9 @@
 #     src/       the release tree; src/plugin/sstfilter links to rocksdb_plugin/
 #     core/      sstfilter's core library installed (the plugin finds it there)
 #     build/     RocksDB's CMake build: librocksdb.a, db_bench,
-#                tools/ldb, tools/sst_dump, db_stress_tool/db_stress
+#                tools/ldb, tools/sst_dump, db_stress_tool/db_stress,
+#                java/rocksdbjni-X.Y.Z-linux64.jar (RocksJava with the
+#                plugin; tools/build_java.sh adds io.sstfilter to it)
 #     install/   RocksDB installed (headers, library, RocksDBConfig.cmake)
 #     plugin.sha256   what the build above was made from (see below)
 # Every run rebuilds incrementally, so a run after a change to the plugin or
@@ -68,12 +70,12 @@ dir="$cache/rocksdb-$version-${march:-native}-gcc$compiler"
 build_type=Release
 flavour_flags=()
 targets=(rocksdb db_bench ldb sst_dump db_stress)
-# RocksJava (WITH_JNI): librocksdbjni and its classes, for the Java API
-# (rocksdb_plugin/java/). JNI makes RocksDB's static library
-# position-independent, so it is configured from the first build on: turning
-# it on later would recompile all of RocksDB.
+# RocksJava (WITH_JNI): its jar of classes and librocksdbjni (target
+# rocksdbjava; not its tests), for the Java API (rocksdb_plugin/java/). JNI
+# makes RocksDB's static library position-independent, so it is configured
+# from the first build on: turning it on later would recompile all of RocksDB.
 jni=ON
-targets+=(rocksdbjni)
+targets+=(rocksdbjava)
 core_build="$root/build/rocksdb-$version-core"
 if [ "$tsan" = 1 ]; then
   dir="$dir-tsan"
@@ -158,6 +160,9 @@ if [ "$(bash "$root/tools/plugin_sources_hash.sh")" != "$built_from" ]; then
 fi
 start=$SECONDS
 cmake --build "$dir/build" -j "$jobs" --target "${targets[@]}"
+# RocksJava's install rule copies its javadoc, which is not built here: an
+# empty folder stands in for it.
+if [ "$jni" = ON ]; then mkdir -p "$dir/build/java/javadoc/rocksdb"; fi
 cmake --install "$dir/build" >/dev/null
 echo "built in $((SECONDS - start)) s"
 

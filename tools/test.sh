@@ -8,7 +8,8 @@
 #      (tools/build_rocksdb_with_plugin.sh: about 20 minutes the first time,
 #      then cached outside the clone), sstfilter built against it, and its
 #      RocksDB integration, tools and bench smoke suites, with RocksDB's own
-#      ldb, sst_dump and db_bench;
+#      ldb, sst_dump and db_bench, and the Java suites (JUnit, against the
+#      jar of RocksJava with the plugin that this build makes);
 #   3. the filter unit tests again under AddressSanitizer + UBSan;
 #   4. the libFuzzer targets for a short bounded time.
 # SSTFILTER_ROCKSDB_VERSION picks the release of step 2 (default 11.8.1).
@@ -36,7 +37,7 @@ cmake -S . -B "build/rocksdb-$version" -DCMAKE_BUILD_TYPE=Release \
   -DSSTFILTER_ROCKSDB_BUILD="$rocksdb_build" >/dev/null
 cmake --build "build/rocksdb-$version" -j "$jobs"
 ctest --test-dir "build/rocksdb-$version" --output-on-failure -j "$jobs" \
-  -L 'rocksdb|tools|bench-smoke' | tee -a "$log"
+  -L 'rocksdb|tools|bench-smoke|java' | tee -a "$log"
 
 echo "== filter tests under ASan + UBSan"
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
