@@ -250,7 +250,7 @@ TEST(RocksdbDbLevelAwareLearning, OptimizeFiltersForHitsSpendsTheMemoryAbove) {
 }
 
 // 90% of the (absent) Gets in an eighth of the key space: the tables
-// covering it get the bits, at the same memory, and waste fewer reads than
+// covering it get the bits, at the memory asked, and waste fewer reads than
 // the model's per-level allocation.
 TEST(RocksdbDbLevelAwareLearning, HotKeyRangeTablesGetTheBits) {
   const ServedRun model =
@@ -263,10 +263,11 @@ TEST(RocksdbDbLevelAwareLearning, HotKeyRangeTablesGetTheBits) {
   }
   EXPECT_LT(static_cast<double>(learned.wasted),
             0.7 * static_cast<double>(model.wasted));
+  // At the memory asked (learn=false has no memory correction: the model
+  // alone lands up to 6% under it on these trees).
   EXPECT_NEAR(
       learned.filter_bytes * 8.0 / static_cast<double>(learned.filter_entries),
-      model.filter_bytes * 8.0 / static_cast<double>(model.filter_entries),
-      0.3);
+      6, 0.4);
 }
 
 }  // namespace
