@@ -5,7 +5,7 @@
 #      integration, tools, packaging, compile checks against 9.11.2 and
 #      10.10.1, bench smoke);
 #   2. RocksDB 11.8.1 built from source with the plugin compiled in
-#      (tools/build_rocksdb_with_plugin.sh: about 20 minutes the first time,
+#      (tools/build_rocksdb_with_plugin.sh, with RocksJava: about 30 minutes the first time,
 #      then cached outside the clone), sstfilter built against it, and its
 #      RocksDB integration, tools and bench smoke suites, with RocksDB's own
 #      ldb, sst_dump and db_bench, and the Java suites (JUnit, against the
