@@ -135,18 +135,10 @@ ServedRun FillAndServe(const std::string& policy, Workload workload,
   for (uint64_t i = 0; i < kGets; ++i) workload.Get(db.get());
   const FilterStats stats = TakeStats(*options.statistics);
   run.wasted = stats.positive - stats.true_positive;
-  std::map<int, std::pair<uint64_t, uint64_t>> by_level;  // bytes, keys
-  for (const auto& file : SstFiles(db.get())) {
-    run.filter_bytes += file.properties->filter_size;
-    run.filter_entries += file.properties->num_filter_entries;
-    by_level[file.level].first += file.properties->filter_size;
-    by_level[file.level].second += file.properties->num_filter_entries;
-  }
-  for (const auto& [level, sizes] : by_level) {
-    run.level_bits[level] = sizes.first * 8.0 / sizes.second;
-    std::printf("  L%d: %" PRIu64 " keys, %.2f bits/key\n", level, sizes.second,
-                run.level_bits[level]);
-  }
+  const FilterMemory memory = FilterMemoryOf(db.get());
+  run.filter_bytes = memory.bytes;
+  run.filter_entries = memory.entries;
+  run.level_bits = memory.level_bits;
   const LookupCounts all = MultiGetAll(db.get(), Range(0, kKeys));
   run.lost = workload.lost + (kKeys - all.found);
   run.errors = workload.errors + all.errors;

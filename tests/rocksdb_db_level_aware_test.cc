@@ -39,17 +39,9 @@ MultiLevelRun BuildAndLookUp(const std::string& policy, bool dynamic_layout) {
   Put(db.get(), Range(0, kKeys));
   const rdb::Status waited = rocksdb_compat::WaitForCompactions(db.get());
   EXPECT_TRUE(waited.ok()) << waited.ToString();
-  std::map<int, std::pair<uint64_t, uint64_t>> by_level;  // bytes, keys
-  for (const auto& file : SstFiles(db.get())) {
-    run.filter_bytes += file.properties->filter_size;
-    run.filter_entries += file.properties->num_filter_entries;
-    by_level[file.level].first += file.properties->filter_size;
-    by_level[file.level].second += file.properties->num_filter_entries;
-  }
-  for (const auto& [level, sizes] : by_level) {
-    std::printf("  L%d: %" PRIu64 " keys, %.2f bits/key\n", level, sizes.second,
-                sizes.first * 8.0 / sizes.second);
-  }
+  const FilterMemory memory = FilterMemoryOf(db.get());
+  run.filter_bytes = memory.bytes;
+  run.filter_entries = memory.entries;
   rdb::ColumnFamilyMetaData meta;
   db->GetColumnFamilyMetaData(&meta);
   for (const auto& level : meta.levels) {

@@ -269,6 +269,30 @@ inline double ModelFpr(const std::string& policy_value) {
   return fpr;
 }
 
+// The filters of a DB's live SSTs: bytes and entries in all, bits/key per
+// level; each level's line is printed ("  L3: 9000 keys, 9.62 bits/key").
+struct FilterMemory {
+  uint64_t bytes = 0;
+  uint64_t entries = 0;
+  std::map<int, double> level_bits;
+};
+inline FilterMemory FilterMemoryOf(rdb::DB* db) {
+  FilterMemory memory;
+  std::map<int, std::pair<uint64_t, uint64_t>> by_level;  // bytes, keys
+  for (const auto& file : SstFiles(db)) {
+    memory.bytes += file.properties->filter_size;
+    memory.entries += file.properties->num_filter_entries;
+    by_level[file.level].first += file.properties->filter_size;
+    by_level[file.level].second += file.properties->num_filter_entries;
+  }
+  for (const auto& [level, sizes] : by_level) {
+    memory.level_bits[level] = sizes.first * 8.0 / sizes.second;
+    std::printf("  L%d: %" PRIu64 " keys, %.2f bits/key\n", level, sizes.second,
+                memory.level_bits[level]);
+  }
+  return memory;
+}
+
 // Gets, MultiGets (batches of 32) or prefix-seeks every key of `ids`;
 // counts the keys found with the right value and the statuses that are
 // neither OK nor NotFound.
