@@ -21,12 +21,28 @@ log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 version="${SSTFILTER_ROCKSDB_VERSION:-11.8.1}"
 
+# ctest over build dir $1 with the other arguments; on a failure, the
+# failing tests' assertions are printed again last, where a CI log's tail
+# shows them, and the script stops.
+run_ctest() {
+  local dir="$1" status=0
+  shift
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs" "$@" |
+    tee -a "$log" || status=$?
+  if [ "$status" != 0 ]; then
+    echo "== what failed (from $dir/Testing/Temporary/LastTest.log)"
+    grep -E -A6 ': Failure$|^\[  FAILED  \]|^FAIL' \
+      "$dir/Testing/Temporary/LastTest.log" | head -120 || true
+    sed -n '/The following tests FAILED/,$p' "$log" | head -40
+    exit "$status"
+  fi
+}
+
 echo "== against Debian's RocksDB"
 bash tools/build.sh
 # -LE long: the 10^8-key tests, if this build registers them, run on their
 # own (README, Reliability).
-ctest --test-dir build/release --output-on-failure -j "$jobs" -LE long |
-  tee -a "$log"
+run_ctest build/release -LE long
 
 echo "== against RocksDB $version built from source with the plugin"
 start=$SECONDS
@@ -36,8 +52,7 @@ rocksdb_build="$(bash tools/build_rocksdb_with_plugin.sh --version "$version" --
 cmake -S . -B "build/rocksdb-$version" -DCMAKE_BUILD_TYPE=Release \
   -DSSTFILTER_ROCKSDB_BUILD="$rocksdb_build" >/dev/null
 cmake --build "build/rocksdb-$version" -j "$jobs"
-ctest --test-dir "build/rocksdb-$version" --output-on-failure -j "$jobs" \
-  -L 'rocksdb|tools|bench-smoke|java' | tee -a "$log"
+run_ctest "build/rocksdb-$version" -L 'rocksdb|tools|bench-smoke|java'
 
 echo "== filter tests under ASan + UBSan"
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -47,7 +62,7 @@ cmake --build build/asan -j "$jobs" --target blocked_bloom_test \
   cuckoo_bucket_table_test format_compat_test level_allocation_test \
   block_classifier_test workload_test \
   usable_space_test
-ctest --test-dir build/asan --output-on-failure -j "$jobs" -L filter | tee -a "$log"
+run_ctest build/asan -L filter
 
 echo "== fuzzing"
 bash tools/reliability/fuzz.sh "${SSTFILTER_FUZZ_SECONDS:-30}"

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -303,10 +304,14 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
     ObservationsOf(db, info.cf_name)
         ->SetFlushEntries(info.table_properties.num_entries);
   }
+  // The tables a compaction builds are sized for the tree it leaves: its
+  // inputs' entries already at the output level. (The tree before it
+  // holds them twice over in the levels the compaction drains, and a
+  // level is compacted because it holds more than it will.)
   void OnCompactionBegin(
       ROCKSDB_NAMESPACE::DB* db,
       const ROCKSDB_NAMESPACE::CompactionJobInfo& info) override {
-    Observe(db, info.cf_name);
+    Observe(db, info.cf_name, &info);
   }
   void OnCompactionCompleted(
       ROCKSDB_NAMESPACE::DB* db,
@@ -320,16 +325,30 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
     return ColumnFamilyObservations::For(db->GetDBOptions().info_log.get(),
                                          cf_name);
   }
-  static void Observe(ROCKSDB_NAMESPACE::DB* db, const std::string& cf_name) {
+  static void Observe(
+      ROCKSDB_NAMESPACE::DB* db, const std::string& cf_name,
+      const ROCKSDB_NAMESPACE::CompactionJobInfo* starting = nullptr) {
     std::vector<ROCKSDB_NAMESPACE::ColumnFamilyMetaData> all;
     db->GetAllColumnFamilyMetaData(&all);
+    std::set<uint64_t> inputs;
+    int output_slot = 0;
+    if (starting != nullptr) {
+      for (const auto& input : starting->input_file_infos) {
+        inputs.insert(input.file_number);
+      }
+      output_slot =
+          std::clamp(starting->output_level, 0, LevelWorkload::kMaxLevels - 1);
+    }
     for (const auto& cf : all) {
       if (cf.name != cf_name) continue;
       ColumnFamilyObservations::LevelEntries entries{};
       for (const auto& level : cf.levels) {
         const int slot =
             std::clamp(level.level, 0, LevelWorkload::kMaxLevels - 1);
-        for (const auto& file : level.files) entries[slot] += file.num_entries;
+        for (const auto& file : level.files) {
+          entries[inputs.count(file.file_number) > 0 ? output_slot : slot] +=
+              file.num_entries;
+        }
       }
       ObservationsOf(db, cf_name)->SetTree(entries);
       return;
