@@ -586,6 +586,43 @@ TEST(LevelAwarePolicy, LearnsWhereItsReadersProbesGo) {
   }
 }
 
+// A level's readers that see fewer absent probes than the level below
+// (by chance: a Get reaches a level only through those above it) do not
+// starve it: L2 probed a sixteenth as often as the bottom still gets as
+// many bits per key as the bottom.
+TEST(LevelAwarePolicy, ALevelGetsNoFewerBitsThanTheLevelBelowIt) {
+  const auto policy = MustMake("sstfilter.LevelAware:10");
+  const std::string cf = "no-fewer-than-below";
+  const auto keys = Keys("k", 20000);
+  const auto absent = Keys("absent", 20000);
+  BuildTree(*policy, cf, keys);  // the tree's shape, learned from builds
+  std::vector<BuiltFilter> blocks = BuildTree(*policy, cf, keys);
+  {
+    std::vector<std::unique_ptr<rdb::FilterBitsReader>> readers;
+    for (const BuiltFilter& block : blocks) {
+      readers.emplace_back(policy->GetFilterBitsReader(block.bytes));
+    }
+    const uint64_t probes = uint64_t{3} * LevelWorkload::kRefreshSamples *
+                            LevelWorkload::kSampleEvery / 2;
+    for (size_t level = 0; level < readers.size(); ++level) {
+      EXPECT_EQ(Probe(*readers[level], absent, level == 1 ? probes / 16 : probes,
+                      false),
+                0u);
+    }
+    blocks = BuildTree(*policy, cf, keys);  // refreshes, then allocates
+  }
+  const double bottom_bits =
+      blocks[0].bytes.size() * 8.0 / static_cast<double>(keys.size());
+  const double l2_bits =
+      blocks[1].bytes.size() * 8.0 / static_cast<double>(keys.size());
+  EXPECT_GE(l2_bits, 0.97 * bottom_bits);
+  for (const BuiltFilter& block : blocks) {
+    std::unique_ptr<rdb::FilterBitsReader> reader(
+        policy->GetFilterBitsReader(block.bytes));
+    EXPECT_EQ(Probe(*reader, keys, keys.size(), true), 0u);
+  }
+}
+
 // Each column family learns its own, though they share the policy object:
 // another column family's probes leave this one's tables at the model.
 TEST(LevelAwarePolicy, EachColumnFamilyLearnsItsOwn) {

@@ -76,17 +76,51 @@ TEST(LevelWorkload, EachRefreshKeepsHalfTheOldDensity) {
   Record(w, 2, LevelWorkload::kRefreshSamples, 0);
   ASSERT_TRUE(w.MaybeRefresh());
   const uint64_t version = w.version();
-  // The workload stops reaching L2 (every sample elsewhere).
+  // The workload stops reaching L2 (every sample elsewhere): its density
+  // holds while too few samples say so, then halves with each refresh
+  // that folds in what there is.
   w.AddSampledEntries(1, 0, 0, 1000);
   std::array<double, LevelWorkload::kMaxLevels> density;
   const double first = LevelWorkload::kRefreshSamples / 1000.0;
-  for (int refresh = 1; refresh <= 3; ++refresh) {
+  for (uint32_t refresh = 1; refresh <= 2 * LevelWorkload::kMaxHeldPeriods;
+       ++refresh) {
     Record(w, 1, LevelWorkload::kRefreshSamples, 0);
     ASSERT_TRUE(w.MaybeRefresh());
     ASSERT_TRUE(w.Densities(LevelsOf({2}), &density));
-    EXPECT_NEAR(density[2], first / (1 << refresh), 1e-12);
+    const int halvings = refresh / LevelWorkload::kMaxHeldPeriods;
+    EXPECT_NEAR(density[2], first / (1 << halvings), 1e-12)
+        << "refresh " << refresh;
   }
   EXPECT_GT(w.version(), version);
+}
+
+// A level whose tables drew too few samples in a refresh (a table or two
+// that came and went) is not learned from them: no density of 0 from no
+// samples. Its samples are held, and divided by the entries each period
+// had.
+TEST(LevelWorkload, ALevelIsLearnedFromEnoughSamplesNeverFromNone) {
+  LevelWorkload w;
+  w.AddSampledEntries(1, 0, 0, 1000);
+  w.AddSampledEntries(3, 0, 0, 4);
+  Record(w, 1, LevelWorkload::kRefreshSamples, 0);
+  ASSERT_TRUE(w.MaybeRefresh());
+  EXPECT_TRUE(w.LearnedLevels()[1]);
+  EXPECT_FALSE(w.LearnedLevels()[3]);  // entries, but not one sample
+  // L3 grows and draws 10 samples in each of two refreshes: learned at the
+  // second, over both periods' entries (4, then 4 + 996).
+  w.AddSampledEntries(3, 0, 0, 996);
+  const int half = static_cast<int>(LevelWorkload::kCredibleSamples) / 2 + 2;
+  Record(w, 3, half, 0);
+  Record(w, 1, LevelWorkload::kRefreshSamples - half, 0);
+  ASSERT_TRUE(w.MaybeRefresh());
+  EXPECT_FALSE(w.LearnedLevels()[3]);
+  Record(w, 3, half, 0);
+  Record(w, 1, LevelWorkload::kRefreshSamples - half, 0);
+  ASSERT_TRUE(w.MaybeRefresh());
+  ASSERT_TRUE(w.LearnedLevels()[3]);
+  std::array<double, LevelWorkload::kMaxLevels> density;
+  ASSERT_TRUE(w.Densities(LevelsOf({1, 3}), &density));
+  EXPECT_NEAR(density[3], 2.0 * half / (4 + 1000 + 1000), 1e-12);
 }
 
 TEST(LevelWorkload, ForgetDropsWhatWasLearned) {

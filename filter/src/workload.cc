@@ -83,20 +83,40 @@ bool LevelWorkload::MaybeRefresh() {
   if (pending_.load(std::memory_order_relaxed) < kRefreshSamples) return false;
   pending_.store(0, std::memory_order_relaxed);
   for (int level = 0; level < kMaxLevels; ++level) {
+    // Each refresh period adds the entries sampled now to the exposure
+    // the level's weight is divided by: samples held over periods in which
+    // the tables changed count against the entries each period had.
+    uint64_t level_samples = 0;
+    for (int b = 0; b < kBuckets; ++b) {
+      Cell& cell = cells_[level][b];
+      level_samples += cell.samples.load(std::memory_order_relaxed);
+      held_entries_[level][b] += static_cast<double>(std::max<int64_t>(
+          cell.sampled_entries.load(std::memory_order_relaxed), 0));
+    }
+    ++held_periods_[level];
+    if (level_samples < kCredibleSamples &&
+        held_periods_[level] < kMaxHeldPeriods) {
+      continue;  // too few to say anything yet: held for the next refresh
+    }
+    const double periods = held_periods_[level];
+    held_periods_[level] = 0;
     double level_weight = 0, level_entries = 0;
     for (int b = 0; b < kBuckets; ++b) {
       Cell& cell = cells_[level][b];
+      cell.samples.exchange(0, std::memory_order_relaxed);
       const double weight = static_cast<double>(cell.absent_weight.exchange(
                                 0, std::memory_order_relaxed)) /
                             kWeightUnit;
-      const double samples = static_cast<double>(
-          cell.absent_samples.exchange(0, std::memory_order_relaxed));
-      const int64_t entries =
-          cell.sampled_entries.load(std::memory_order_relaxed);
+      const double samples =
+          static_cast<double>(
+              cell.absent_samples.exchange(0, std::memory_order_relaxed)) /
+          periods;
+      const double entries = held_entries_[level][b];
+      held_entries_[level][b] = 0;
       if (entries <= 0) continue;  // nothing sampled there: keep what was
       level_weight += weight;
-      level_entries += static_cast<double>(entries);
-      const double density = weight / static_cast<double>(entries);
+      level_entries += entries;
+      const double density = weight / entries;
       double& learned = bucket_density_[level][b];
       double& counted = bucket_samples_[level][b];
       const bool before = bucket_learned_[level][b];
@@ -171,8 +191,11 @@ void LevelWorkload::Forget() {
     for (Cell& cell : level) {
       cell.absent_weight.store(0, std::memory_order_relaxed);
       cell.absent_samples.store(0, std::memory_order_relaxed);
+      cell.samples.store(0, std::memory_order_relaxed);
     }
   }
+  held_periods_.fill(0);
+  for (auto& level : held_entries_) level.fill(0);
   pending_.store(0, std::memory_order_relaxed);
   for (auto& level : bucket_learned_) level.fill(false);
   density_.fill(0);

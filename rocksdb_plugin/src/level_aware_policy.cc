@@ -384,6 +384,12 @@ class LevelAwarePolicy : public PolicyBase {
       }
       if (d < 0) return false;
       (*probes)[i] = d * tree.shares[i];
+      // A Get reaches a level only after every level above it that covers
+      // its key: a level is probed about as often as the one below or more
+      // (less only through gaps in its key range). A small level's samples
+      // that say less are mostly chance, and would starve its filters,
+      // whose memory is small either way.
+      if (i > 0) (*probes)[i] = std::max((*probes)[i], (*probes)[i - 1]);
       total += (*probes)[i];
     }
     return total > 0;

@@ -62,8 +62,12 @@ class LevelWorkload {
   // about five per refresh.
   static constexpr uint64_t kRefreshSamples = 512;
   // Absent samples (decayed) at which a bucket's own density counts half:
-  // its relative error is then about a quarter.
+  // its relative error is then about a quarter. A level's density is
+  // learned from at least this many sampled probes, held over up to
+  // kMaxHeldPeriods refreshes (then from what there is: a level the
+  // lookups stopped reaching is followed within that many).
   static constexpr double kCredibleSamples = 16;
+  static constexpr uint32_t kMaxHeldPeriods = 4;
   // A sample's absent weight is kept in 1/kWeightUnit.
   static constexpr uint32_t kWeightUnit = 1024;
 
@@ -82,6 +86,7 @@ class LevelWorkload {
       cell.absent_weight.fetch_add(absent_weight, std::memory_order_relaxed);
       cell.absent_samples.fetch_add(1, std::memory_order_relaxed);
     }
+    cell.samples.fetch_add(1, std::memory_order_relaxed);
     pending_.fetch_add(1, std::memory_order_relaxed);
   }
 
@@ -100,7 +105,9 @@ class LevelWorkload {
   int BucketOf(std::string_view key) const;
 
   // Folds the samples since the last refresh into the densities if there
-  // are kRefreshSamples of them; true if it did.
+  // are kRefreshSamples of them; true if it did. A level with fewer than
+  // kCredibleSamples sampled probes (a table or two that came and went)
+  // keeps them for a later refresh instead (kMaxHeldPeriods).
   bool MaybeRefresh();
 
   // The learned absent probes per entry of each level (any unit, the same
@@ -135,6 +142,7 @@ class LevelWorkload {
   struct Cell {
     std::atomic<uint64_t> absent_weight{0};
     std::atomic<uint32_t> absent_samples{0};
+    std::atomic<uint32_t> samples{0};  // every sampled probe, "no" or not
     std::atomic<int64_t> sampled_entries{0};
   };
   static int Clamp(int level) {
@@ -160,6 +168,10 @@ class LevelWorkload {
   std::array<std::array<bool, kBuckets>, kMaxLevels> bucket_learned_{};
   PerLevel density_{};
   std::array<bool, kMaxLevels> learned_{};
+  // Refresh periods whose samples each level still holds, and the entries
+  // its buckets had sampled in each, summed.
+  std::array<uint32_t, kMaxLevels> held_periods_{};
+  std::array<PerBucket, kMaxLevels> held_entries_{};
   uint32_t refreshes_ = 0;
 };
 
