@@ -531,6 +531,36 @@ uint64_t Probe(rdb::FilterBitsReader& reader,
   return false_negatives;
 }
 
+// BuildTree twice: the first build shows the policy the tree's shape.
+std::vector<BuiltFilter> ShapedTree(const rdb::FilterPolicy& policy,
+                                    const std::string& column_family,
+                                    const std::vector<std::string>& keys) {
+  BuildTree(policy, column_family, keys);
+  return BuildTree(policy, column_family, keys);
+}
+
+// Probes each of `blocks`' readers with `probe_level(level, reader)` (index
+// 0 the bottom, as BuildTree returns them), then builds the tree again: the
+// build refreshes what was learned from them and allocates with it.
+template <typename ProbeLevel>
+std::vector<BuiltFilter> RebuildAfterProbes(
+    const rdb::FilterPolicy& policy, const std::string& column_family,
+    const std::vector<std::string>& keys,
+    const std::vector<BuiltFilter>& blocks, ProbeLevel probe_level) {
+  std::vector<std::unique_ptr<rdb::FilterBitsReader>> readers;
+  for (const BuiltFilter& block : blocks) {
+    readers.emplace_back(policy.GetFilterBitsReader(block.bytes));
+  }
+  for (size_t level = 0; level < readers.size(); ++level) {
+    probe_level(level, *readers[level]);
+  }
+  return BuildTree(policy, column_family, keys);
+}
+
+// Enough probes for a few refreshes of what is learned.
+constexpr uint64_t kLearningProbes =
+    uint64_t{3} * LevelWorkload::kRefreshSamples * LevelWorkload::kSampleEvery;
+
 // Learning: every Get finds its key at the bottom (L3), so absent probes
 // reach only L2, L1 and L0, and the readers see it. The next bottom table
 // gets the smallest filter, the levels above more than the model gives;
@@ -541,26 +571,19 @@ TEST(LevelAwarePolicy, LearnsWhereItsReadersProbesGo) {
   const std::string cf = "learns-where-probes-go";
   const auto keys = Keys("k", 20000);
   const auto absent = Keys("absent", 20000);
-  BuildTree(*policy, cf, keys);  // the tree's shape, learned from builds
-  std::vector<BuiltFilter> blocks = BuildTree(*policy, cf, keys);
+  std::vector<BuiltFilter> blocks = ShapedTree(*policy, cf, keys);
   const double model_bottom_bits =
       blocks[0].bytes.size() * 8.0 / static_cast<double>(keys.size());
   const double model_l2_bits =
       blocks[1].bytes.size() * 8.0 / static_cast<double>(keys.size());
-  {
-    std::vector<std::unique_ptr<rdb::FilterBitsReader>> readers;
-    for (const BuiltFilter& block : blocks) {
-      readers.emplace_back(policy->GetFilterBitsReader(block.bytes));
-    }
-    // Enough probes for a few refreshes of what is learned.
-    const uint64_t probes = uint64_t{3} * LevelWorkload::kRefreshSamples *
-                            LevelWorkload::kSampleEvery;
-    EXPECT_EQ(Probe(*readers[0], keys, probes, true), 0u);  // hits at L3
-    for (size_t level = 1; level < readers.size(); ++level) {
-      EXPECT_EQ(Probe(*readers[level], absent, probes, false), 0u);
-    }
-    blocks = BuildTree(*policy, cf, keys);  // refreshes, then allocates
-  }
+  blocks = RebuildAfterProbes(
+      *policy, cf, keys, blocks,
+      [&](size_t level, rdb::FilterBitsReader& reader) {
+        // Hits at L3, absent keys above.
+        EXPECT_EQ(Probe(reader, level == 0 ? keys : absent, kLearningProbes,
+                        level == 0),
+                  0u);
+      });
   const double learned_bottom_bits =
       blocks[0].bytes.size() * 8.0 / static_cast<double>(keys.size());
   const double learned_l2_bits =
@@ -595,22 +618,12 @@ TEST(LevelAwarePolicy, ALevelGetsNoFewerBitsThanTheLevelBelowIt) {
   const std::string cf = "no-fewer-than-below";
   const auto keys = Keys("k", 20000);
   const auto absent = Keys("absent", 20000);
-  BuildTree(*policy, cf, keys);  // the tree's shape, learned from builds
-  std::vector<BuiltFilter> blocks = BuildTree(*policy, cf, keys);
-  {
-    std::vector<std::unique_ptr<rdb::FilterBitsReader>> readers;
-    for (const BuiltFilter& block : blocks) {
-      readers.emplace_back(policy->GetFilterBitsReader(block.bytes));
-    }
-    const uint64_t probes = uint64_t{3} * LevelWorkload::kRefreshSamples *
-                            LevelWorkload::kSampleEvery / 2;
-    for (size_t level = 0; level < readers.size(); ++level) {
-      EXPECT_EQ(Probe(*readers[level], absent, level == 1 ? probes / 16 : probes,
-                      false),
-                0u);
-    }
-    blocks = BuildTree(*policy, cf, keys);  // refreshes, then allocates
-  }
+  const std::vector<BuiltFilter> blocks = RebuildAfterProbes(
+      *policy, cf, keys, ShapedTree(*policy, cf, keys),
+      [&](size_t level, rdb::FilterBitsReader& reader) {
+        Probe(reader, absent,
+              level == 1 ? kLearningProbes / 32 : kLearningProbes / 2, false);
+      });
   const double bottom_bits =
       blocks[0].bytes.size() * 8.0 / static_cast<double>(keys.size());
   const double l2_bits =
