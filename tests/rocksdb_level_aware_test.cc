@@ -531,6 +531,26 @@ uint64_t Probe(rdb::FilterBitsReader& reader,
   return false_negatives;
 }
 
+// Bits per key of a block built over `keys`.
+double BitsPerKey(const BuiltFilter& block,
+                  const std::vector<std::string>& keys) {
+  return block.bytes.size() * 8.0 / static_cast<double>(keys.size());
+}
+
+// Keys of `keys` that some block's reader answers "no" for (each block was
+// built over all of them): never any.
+uint64_t FalseNegatives(const rdb::FilterPolicy& policy,
+                        const std::vector<BuiltFilter>& blocks,
+                        const std::vector<std::string>& keys) {
+  uint64_t false_negatives = 0;
+  for (const BuiltFilter& block : blocks) {
+    std::unique_ptr<rdb::FilterBitsReader> reader(
+        policy.GetFilterBitsReader(block.bytes));
+    false_negatives += Probe(*reader, keys, keys.size(), true);
+  }
+  return false_negatives;
+}
+
 // BuildTree twice: the first build shows the policy the tree's shape.
 std::vector<BuiltFilter> ShapedTree(const rdb::FilterPolicy& policy,
                                     const std::string& column_family,
@@ -572,41 +592,29 @@ TEST(LevelAwarePolicy, LearnsWhereItsReadersProbesGo) {
   const auto keys = Keys("k", 20000);
   const auto absent = Keys("absent", 20000);
   std::vector<BuiltFilter> blocks = ShapedTree(*policy, cf, keys);
-  const double model_bottom_bits =
-      blocks[0].bytes.size() * 8.0 / static_cast<double>(keys.size());
-  const double model_l2_bits =
-      blocks[1].bytes.size() * 8.0 / static_cast<double>(keys.size());
-  blocks = RebuildAfterProbes(
-      *policy, cf, keys, blocks,
-      [&](size_t level, rdb::FilterBitsReader& reader) {
-        // Hits at L3, absent keys above.
-        EXPECT_EQ(Probe(reader, level == 0 ? keys : absent, kLearningProbes,
-                        level == 0),
-                  0u);
-      });
-  const double learned_bottom_bits =
-      blocks[0].bytes.size() * 8.0 / static_cast<double>(keys.size());
-  const double learned_l2_bits =
-      blocks[1].bytes.size() * 8.0 / static_cast<double>(keys.size());
+  const double model_bottom_bits = BitsPerKey(blocks[0], keys);
+  const double model_l2_bits = BitsPerKey(blocks[1], keys);
+  blocks =
+      RebuildAfterProbes(*policy, cf, keys, blocks,
+                         [&](size_t level, rdb::FilterBitsReader& reader) {
+                           // Hits at L3, absent keys above.
+                           EXPECT_EQ(Probe(reader, level == 0 ? keys : absent,
+                                           kLearningProbes, level == 0),
+                                     0u);
+                         });
+  const double learned_bottom_bits = BitsPerKey(blocks[0], keys);
+  const double learned_l2_bits = BitsPerKey(blocks[1], keys);
   EXPECT_LT(learned_bottom_bits, 0.5 * model_bottom_bits);
   EXPECT_GT(learned_l2_bits, model_l2_bits);
-  for (const BuiltFilter& block : blocks) {
-    std::unique_ptr<rdb::FilterBitsReader> reader(
-        policy->GetFilterBitsReader(block.bytes));
-    EXPECT_EQ(Probe(*reader, keys, keys.size(), true), 0u);
-  }
+  EXPECT_EQ(FalseNegatives(*policy, blocks, keys), 0u);
   // Dropping what was learned costs nothing but the learning.
   rocksdb_plugin::ColumnFamilyObservations::For(nullptr, cf)
       ->workload()
       .Forget();
   blocks = BuildTree(*policy, cf, keys);
-  EXPECT_NEAR(blocks[0].bytes.size() * 8.0 / static_cast<double>(keys.size()),
-              model_bottom_bits, 0.01 * model_bottom_bits);
-  for (const BuiltFilter& block : blocks) {
-    std::unique_ptr<rdb::FilterBitsReader> reader(
-        policy->GetFilterBitsReader(block.bytes));
-    EXPECT_EQ(Probe(*reader, keys, keys.size(), true), 0u);
-  }
+  EXPECT_NEAR(BitsPerKey(blocks[0], keys), model_bottom_bits,
+              0.01 * model_bottom_bits);
+  EXPECT_EQ(FalseNegatives(*policy, blocks, keys), 0u);
 }
 
 // A level's readers that see fewer absent probes than the level below
@@ -624,16 +632,10 @@ TEST(LevelAwarePolicy, ALevelGetsNoFewerBitsThanTheLevelBelowIt) {
         Probe(reader, absent,
               level == 1 ? kLearningProbes / 32 : kLearningProbes / 2, false);
       });
-  const double bottom_bits =
-      blocks[0].bytes.size() * 8.0 / static_cast<double>(keys.size());
-  const double l2_bits =
-      blocks[1].bytes.size() * 8.0 / static_cast<double>(keys.size());
+  const double bottom_bits = BitsPerKey(blocks[0], keys);
+  const double l2_bits = BitsPerKey(blocks[1], keys);
   EXPECT_GE(l2_bits, 0.97 * bottom_bits);
-  for (const BuiltFilter& block : blocks) {
-    std::unique_ptr<rdb::FilterBitsReader> reader(
-        policy->GetFilterBitsReader(block.bytes));
-    EXPECT_EQ(Probe(*reader, keys, keys.size(), true), 0u);
-  }
+  EXPECT_EQ(FalseNegatives(*policy, blocks, keys), 0u);
 }
 
 // Each column family learns its own, though they share the policy object:

@@ -23,7 +23,6 @@ import org.rocksdb.CompressionType;
 import org.rocksdb.ConfigOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.Options;
-import org.rocksdb.OptionsUtil;
 import org.rocksdb.RocksDB;
 import org.rocksdb.Statistics;
 
@@ -135,35 +134,13 @@ public class ThreeWaysTest {
   public void optionsFileThroughLoadLatestOptionsThenSetTableFormatConfig() throws Exception {
     final File dir = tmp.newFolder("db");
     // A DB that some earlier run made with the policy.
-    try (Statistics stats = new Statistics();
-         SstFilter filter = new SstFilter("sstfilter.Cuckoo:12");
-         Options options = multiLevelOptions(stats).setTableFormatConfig(
-             new BlockBasedTableConfig().setFilterPolicy(filter));
-         RocksDB db = RocksDB.open(options, dir.getPath())) {
-      Workload.write(db, 0, KEYS / 2);
-      db.closeE();
+    try (SstFilter filter = new SstFilter("sstfilter.Cuckoo:12")) {
+      LoadedOptionsTest.makeDb(dir, filter);
     }
     // The service loads its OPTIONS file and, as Kafka Streams and Flink do
     // with the options they are handed, sets the table config again.
-    final List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-    final List<ColumnFamilyHandle> handles = new ArrayList<>();
-    try (Statistics stats = new Statistics();
-         ConfigOptions config = new ConfigOptions();
-         DBOptions dbOptions = new DBOptions()) {
-      OptionsUtil.loadLatestOptions(config, dir.getPath(), dbOptions, descriptors);
-      dbOptions.setStatistics(stats);
-      final ColumnFamilyOptions cfOptions = descriptors.get(0).getOptions();
-      final BlockBasedTableConfig tableConfig = (BlockBasedTableConfig) cfOptions.tableFormatConfig();
-      assertEquals("sstfilter.Cuckoo:12", ((SstFilter) tableConfig.filterPolicy()).id());
-      cfOptions.setTableFormatConfig(tableConfig.setBlockSize(8 << 10));
-      try (RocksDB db = RocksDB.open(dbOptions, dir.getPath(), descriptors, handles)) {
-        fillAndCheck(db, stats, KEYS / 2, KEYS / 2);
-        handles.forEach(ColumnFamilyHandle::close);
-        db.closeE();
-      } finally {
-        descriptors.forEach(d -> d.getOptions().close());
-      }
-    }
+    LoadedOptionsTest.reloadAndFill(
+        dir, loaded -> assertEquals("sstfilter.Cuckoo:12", ((SstFilter) loaded).id()));
     // Every file, those written after the reload included.
     Workload.assertSstfilterFilters(dir, "sstfilter.Cuckoo", FAMILY_META_BLOCK, "Cuckoo");
   }
