@@ -8,6 +8,7 @@
 #include <memory>
 #include <string_view>
 
+#include "probe_sampler.h"
 #include "rocksdb_compat.h"
 #include "sstfilter/block_classifier.h"
 #include "sstfilter/format.h"
@@ -100,8 +101,11 @@ BitsBuilder* NewBitsBuilder(const BuilderConfig& config);
 // reader (that of a policy from NewBloomFilterPolicy, which reads every
 // built-in format from the block's metadata), and any other block a reader
 // that answers "may match" for every key, as RocksDB's reader answers our
-// blocks. Readers are immutable.
+// blocks. With `sampler`, the reader reports one probe in
+// LevelWorkload::kSampleEvery per thread to it (probe_sampler.h). Readers
+// are immutable but for that.
 ROCKSDB_NAMESPACE::FilterBitsReader* NewBitsReader(
-    const ROCKSDB_NAMESPACE::Slice& contents, BlockFamily family);
+    const ROCKSDB_NAMESPACE::Slice& contents, BlockFamily family,
+    std::shared_ptr<const ProbeSampler> sampler = nullptr);
 
 }  // namespace sstfilter::rocksdb_plugin

@@ -18,6 +18,7 @@
 #include "sstfilter/detail/cuckoo_table.h"
 #include "sstfilter/filter_view.h"
 #include "sstfilter/simd.h"
+#include "sstfilter/workload.h"
 
 namespace sstfilter::rocksdb_plugin {
 namespace {
@@ -180,9 +181,47 @@ FilterBitsReader* NewBlockedBloomReader(const BlockedBloomView& view) {
   return new BlockedBloomReader<detail::ScalarLineOps>(lines);
 }
 
-}  // namespace
+// The probes this thread makes until its next sample: per thread, so that
+// a probe writes no shared memory. The count runs over every sampled
+// reader the thread uses, which spreads samples by probes, not by reader.
+thread_local uint32_t probes_to_next_sample = LevelWorkload::kSampleEvery;
 
-FilterBitsReader* NewBitsReader(const Slice& contents, BlockFamily family) {
+// Whether this thread's next `probes` probes include a sample.
+inline bool SampleDue(int probes) {
+  const uint32_t n = static_cast<uint32_t>(std::max(probes, 1));
+  if (probes_to_next_sample > n) {
+    probes_to_next_sample -= n;
+    return false;
+  }
+  probes_to_next_sample = LevelWorkload::kSampleEvery;
+  return true;
+}
+
+// A reader whose probes are sampled (probe_sampler.h).
+class SampledReader final : public FilterBitsReader {
+ public:
+  SampledReader(FilterBitsReader* inner,
+                std::shared_ptr<const ProbeSampler> sampler)
+      : inner_(inner), sampler_(std::move(sampler)) {}
+  bool MayMatch(const Slice& key) override {
+    const bool may_match = inner_->MayMatch(key);
+    if (SampleDue(1)) sampler_->Record(ToView(key), may_match);
+    return may_match;
+  }
+  void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
+    inner_->MayMatch(num_keys, keys, may_match);
+    if (num_keys > 0 && SampleDue(num_keys)) {
+      sampler_->Record(ToView(*keys[0]), may_match[0]);
+    }
+  }
+
+ private:
+  const std::unique_ptr<FilterBitsReader> inner_;
+  const std::shared_ptr<const ProbeSampler> sampler_;
+};
+
+FilterBitsReader* NewUnsampledReader(const Slice& contents,
+                                     BlockFamily family) {
   BlockClass block = ClassifyBlock(ToView(contents), family);
   switch (block.owner) {
     case BlockOwner::kOurs:
@@ -205,6 +244,15 @@ FilterBitsReader* NewBitsReader(const Slice& contents, BlockFamily family) {
     return new StaticCuckooReader(table);
   }
   return new ViewReader(std::move(block.ours));
+}
+
+}  // namespace
+
+FilterBitsReader* NewBitsReader(const Slice& contents, BlockFamily family,
+                                std::shared_ptr<const ProbeSampler> sampler) {
+  FilterBitsReader* reader = NewUnsampledReader(contents, family);
+  if (sampler == nullptr) return reader;
+  return new SampledReader(reader, std::move(sampler));
 }
 
 }  // namespace sstfilter::rocksdb_plugin
