@@ -1,5 +1,5 @@
 // sstfilter.LevelAware learning from its workload in real databases that
-// RocksDB compacts itself (dynamic layout), with NewLevelAwareListener():
+// RocksDB compacts itself (dynamic layout), with sstfilter.LevelAwareListener:
 // with most Gets finding their key it wastes fewer reads than its model at
 // the same memory; dropping what it learned mid-run loses no key; the
 // listener shows it the tree from the first flush after DB::Open; under
@@ -12,13 +12,24 @@
 #include <map>
 #include <random>
 
-#include "level_aware_learning.h"
+#include "level_aware_state.h"
 #include "rocksdb_db_support.h"
 
 namespace sstfilter::test_support {
 namespace {
 
-using rocksdb_plugin::ColumnFamilyObservations;
+using rocksdb_plugin::ColumnFamilyState;
+
+// What the DB's listener keeps of its default column family.
+std::shared_ptr<ColumnFamilyState> Watched(rdb::DB* db) {
+  const auto& listeners = db->GetDBOptions().listeners;
+  for (const auto& listener : listeners) {
+    auto cf = rocksdb_plugin::WatchedColumnFamily(
+        *listener, db, rdb::kDefaultColumnFamilyName);
+    if (cf != nullptr) return cf;
+  }
+  return nullptr;
+}
 
 constexpr uint64_t kKeys = 200000;
 constexpr uint64_t kGets = 100000;  // measured (phase B)
@@ -181,19 +192,19 @@ TEST(RocksdbDbLevelAwareLearning, NinetyPercentHitsLoseNoKeyAndKeepTheMemory) {
 // The learned state may be lost at any time: dropped halfway through the
 // overwrite, every key is still found, by Get and by MultiGet.
 TEST(RocksdbDbLevelAwareLearning, ForgettingMidRunLosesNoKey) {
-  const ServedRun run = FillAndServe(
-      "sstfilter.LevelAware:10", Workload{0.5}, false, [](rdb::DB* db) {
-        ColumnFamilyObservations::For(db->GetDBOptions().info_log.get(),
-                                      rdb::kDefaultColumnFamilyName)
-            ->workload()
-            .Forget();
-      });
+  const ServedRun run = FillAndServe("sstfilter.LevelAware:10", Workload{0.5},
+                                     false, [](rdb::DB* db) {
+                                       const auto cf = Watched(db);
+                                       ASSERT_NE(cf, nullptr);
+                                       cf->workload().Forget();
+                                     });
   EXPECT_EQ(run.lost, 0u);
   EXPECT_EQ(run.errors, 0u);
 }
 
-// The listener reports the levels before the first table built after
-// DB::Open is: entries per level, the deepest holding most.
+// The listener reads the tree when it first sees a DB opened again (no
+// table built since), and keeps it from the jobs' files: entries per
+// level, the deepest holding most, and a flush's entries in L0.
 TEST(RocksdbDbLevelAwareLearning, ListenerShowsTheTreeFromTheFirstFlush) {
   TempDir dir;
   rdb::Options options = LearningOptions("sstfilter.LevelAware:10", false);
@@ -205,23 +216,20 @@ TEST(RocksdbDbLevelAwareLearning, ListenerShowsTheTreeFromTheFirstFlush) {
   }
   auto db = Open(options, dir.path());
   ASSERT_NE(db, nullptr);
-  const auto observations = ColumnFamilyObservations::For(
-      db->GetDBOptions().info_log.get(), rdb::kDefaultColumnFamilyName);
-  // (Before it, the observations may be the previous DB's: a DB opened
-  // again may get its logger at the same address.)
-  ColumnFamilyObservations::LevelEntries entries;
-  uint64_t flush_entries = 0;
   Put(db.get(), Range(kKeys, 1000));
   Flush(db.get());
-  ASSERT_TRUE(observations->Tree(&entries, &flush_entries));
-  uint64_t total = 0, deepest = 0;
-  for (uint64_t level_entries : entries) {
-    total += level_entries;
-    deepest = level_entries > 0 ? level_entries : deepest;
+  const auto cf = Watched(db.get());
+  ASSERT_NE(cf, nullptr);
+  const rocksdb_plugin::TreeTotals tree = cf->Totals();
+  int64_t total = 0, deepest = 0;
+  for (const auto& level : tree) {
+    total += level.entries;
+    deepest = level.entries > 0 ? level.entries : deepest;
   }
-  EXPECT_GE(total, kKeys);
+  EXPECT_GE(total, static_cast<int64_t>(kKeys));
   EXPECT_GT(deepest, total / 2);
-  EXPECT_GT(flush_entries, 0u);
+  EXPECT_GT(cf->flush_entries(), 0);
+  EXPECT_GT(tree[0].files, 0);
 }
 
 // optimize_filters_for_hits: RocksDB builds no bottom filters and skips

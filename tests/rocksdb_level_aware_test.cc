@@ -1,20 +1,23 @@
 // sstfilter.LevelAware through RocksDB's FilterPolicy interface, with
-// crafted FilterBuildingContexts: which kind and bits/key each table's
-// Finish writes, for each of the three choices, in the dynamic and static
-// layouts, for flushes, and for the cases that fall back to uniform
-// bits/key; what each choice's cost model gives; RocksDB's curves against
-// measured FPR; ids and bad values.
+// crafted FilterBuildingContexts and, where a test says so, a DB state
+// set up by hand as the listener would (WatchedDb): which kind and
+// bits/key each table's Finish writes, for each of the three choices, in
+// the dynamic and static layouts, for flushes, without the listener, and
+// for the cases that fall back to uniform bits/key; what each choice's
+// cost model gives; RocksDB's curves against measured FPR; what the
+// readers learn; ids and bad values.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "level_aware_learning.h"
+#include "level_aware_state.h"
 #include "level_cost_model.h"
 #include "rocksdb/table.h"
 #include "rocksdb_test_support.h"
@@ -127,6 +130,86 @@ std::shared_ptr<const rdb::FilterPolicy> MustMake(const std::string& id) {
   return policy;
 }
 
+using rocksdb_plugin::ColumnFamilyState;
+using rocksdb_plugin::DbState;
+using rocksdb_plugin::TreeFile;
+
+// A DB as sstfilter.LevelAwareListener shows it to the policy, set up by
+// hand: builders on this thread (whose contexts have no logger, as these
+// tests' do) build for its column families' trees, and Keep links the
+// table the last build finished to a file of the tree, as the listener
+// does when RocksDB reports the file created.
+class WatchedDb {
+ public:
+  WatchedDb() : db_(std::make_shared<DbState>(nullptr, "test")) { Enter(); }
+  ~WatchedDb() { rocksdb_plugin::EndJob(); }
+  // Builders on this thread build for this DB (each thread must enter).
+  void Enter() const { rocksdb_plugin::BeginJob({db_, "", nullptr}); }
+  ColumnFamilyState& cf(const std::string& name) {
+    return *db_->ColumnFamily(name);
+  }
+  // One file of `entries[level]` entries at each level that has some; L0
+  // at one flush of entries[0].
+  void SetTree(const std::string& name, const std::vector<int64_t>& entries) {
+    std::vector<TreeFile> files;
+    for (size_t level = 0; level < entries.size(); ++level) {
+      if (entries[level] <= 0) continue;
+      files.push_back(
+          {NextNumber(), static_cast<int>(level), entries[level], -1, ""});
+      file_at_[name][static_cast<int>(level)] = files.back().number;
+    }
+    cf(name).Replace(files);
+    cf(name).SetFlushEntries(entries.empty() ? 0 : entries[0]);
+  }
+  // A T-shaped tree (T = 10) with levels from `shallowest` to `deepest`
+  // and L0: the shares LevelShare gives.
+  void SetTShapedTree(const std::string& name, int shallowest, int deepest) {
+    const uint32_t n = static_cast<uint32_t>(deepest - shallowest + 2);
+    std::vector<int64_t> entries(static_cast<size_t>(deepest) + 1, 0);
+    for (uint32_t i = 0; i < n; ++i) {
+      const int level = i + 1 == n ? 0 : deepest - static_cast<int>(i);
+      entries[static_cast<size_t>(level)] =
+          std::llround(1e7 * LevelShare(10, n, i));
+    }
+    SetTree(name, entries);
+  }
+  // Every file below L0 gets a filter of `bits_per_key`, as if its size
+  // had been read from its properties.
+  void SetLiveBitsPerKey(const std::string& name, double bits_per_key) {
+    for (const auto& [level, number] : file_at_[name]) {
+      if (level == 0) continue;
+      const int64_t entries = cf(name).Totals()[level].entries;
+      cf(name).SetFilterBytes(
+          number,
+          std::llround(static_cast<double>(entries) * bits_per_key / 8));
+    }
+  }
+  // The table this thread's last build finished becomes the file at
+  // `level` (the one there before goes), with the level's entries. Its
+  // filter size is left unknown, as that of a file listed at a restart:
+  // the budget's correction for the live filters stays out of these
+  // tests (MemoryFollowsTheLiveFilters has it).
+  void Keep(const std::string& name, int level) {
+    const auto record = rocksdb_plugin::TakeBuiltTable();
+    ASSERT_NE(record, nullptr) << "no table was built to keep";
+    uint64_t& number = file_at_[name][level];
+    const rocksdb_plugin::TreeTotals totals = cf(name).Totals();
+    const int64_t entries = totals[level].files > 0
+                                ? totals[level].entries / totals[level].files
+                                : record->entries;
+    cf(name).RemoveFile(number);
+    number = NextNumber();
+    cf(name).AddFile({number, level, entries, TreeFile::kUnknownBytes, ""},
+                     record);
+  }
+
+ private:
+  uint64_t NextNumber() { return ++last_number_; }
+  std::shared_ptr<DbState> db_;
+  std::map<std::string, std::map<int, uint64_t>> file_at_;
+  uint64_t last_number_ = 0;
+};
+
 using rocksdb_plugin::CostModelFor;
 using rocksdb_plugin::LevelAwareChoice;
 using rocksdb_plugin::LevelAwareChoiceName;
@@ -162,10 +245,10 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_P(EachChoice, DynamicLayoutGivesEachLevelItsAllocation) {
   // num_levels 7, data on L4..L6 (the base level is L4): a tree of three
-  // levels plus L0.
+  // levels plus L0, as the listener shows it.
   const auto policy = MustMake(Id(10, GetParam()));
-  Build(*policy, Compaction(6, true));
-  Build(*policy, Compaction(4));
+  WatchedDb db;
+  db.SetTShapedTree("", 4, 6);
   const LevelAllocation allocation = Allocation(10, 10, 4, GetParam());
   ExpectBuilt(Build(*policy, Compaction(6, true)), allocation.levels[0], "L6");
   ExpectBuilt(Build(*policy, Compaction(5)), allocation.levels[1], "L5");
@@ -184,22 +267,35 @@ TEST_P(EachChoice, DynamicLayoutGivesEachLevelItsAllocation) {
   EXPECT_NEAR(memory, 10, 0.2);
 }
 
-TEST_P(EachChoice, StaticLayoutCountsFromTheDeepestLevelSeen) {
+TEST_P(EachChoice, StaticLayoutTakesTheListenersLevels) {
   // num_levels 7 but data only on L1..L3 (level_compaction_dynamic_level_
   // bytes = false): L1 is two levels above the bottom, not five.
   const auto policy = MustMake(Id(10, GetParam()));
-  Build(*policy, Compaction(1, true));
-  Build(*policy, Compaction(2, true));
-  Build(*policy, Compaction(3, true));
+  WatchedDb db;
+  db.SetTShapedTree("", 1, 3);
   const LevelAllocation allocation = Allocation(10, 10, 4, GetParam());
   ExpectBuilt(Build(*policy, Compaction(1)), allocation.levels[2], "L1");
   ExpectBuilt(Build(*policy, Compaction(3, true)), allocation.levels[0], "L3");
   ExpectBuilt(Build(*policy, FlushContext()), allocation.levels[3], "flush");
-  // A non-bottommost output says data lies below it.
-  Build(*policy, Compaction(3));
+  // Once L4 holds data, L1 is three levels above the bottom.
+  db.SetTShapedTree("", 1, 4);
   ExpectBuilt(Build(*policy, Compaction(1)),
               Allocation(10, 10, 5, GetParam()).levels[3],
               "L1 once L4 holds data");
+}
+
+TEST_P(EachChoice, WithoutTheListenerLevelsAreTApartDownToTheContextsBottom) {
+  // No listener: a table knows only its own context. The bottom is its own
+  // level if it is bottommost, else num_levels - 1 (where the dynamic
+  // layout keeps it); levels 1 to the bottom, and L0, T apart.
+  const auto policy = MustMake(Id(10, GetParam()));
+  const LevelAllocation seven = Allocation(10, 10, 7, GetParam());
+  ExpectBuilt(Build(*policy, Compaction(6, true)), seven.levels[0], "L6");
+  ExpectBuilt(Build(*policy, Compaction(4)), seven.levels[2], "L4");
+  ExpectBuilt(Build(*policy, FlushContext()), seven.levels[6], "flush");
+  ExpectBuilt(Build(*policy, Compaction(3, true)),
+              Allocation(10, 10, 4, GetParam()).levels[0],
+              "L3 bottommost in the static layout");
 }
 
 TEST_P(EachChoice, UniversalFifoAndNoLevelGetUniformBitsPerKey) {
@@ -365,6 +461,8 @@ TEST(LevelAwareCostModel, RocksdbCurvesAgreeWithMeasuredFpr) {
 
 TEST_P(EachChoice, BeforeAnyCompactionFlushesAreUniform) {
   const auto policy = MustMake(Id(12, GetParam()));
+  WatchedDb db;
+  db.SetTree("", {});
   ExpectBuilt(Build(*policy, FlushContext()),
               Allocation(12, 10, 1, GetParam()).levels[0], "flush");
 }
@@ -386,17 +484,22 @@ TEST(LevelAwarePolicy, EveryLevelsBitsPerKeyIsBounded) {
 }
 
 TEST(LevelAwarePolicy, BuildersFromManyThreadsNeverFail) {
-  // The policy is shared by a column family's table builders: learning the
-  // tree from several threads at once must be safe (run under TSan too).
+  // The policy is shared by a column family's table builders, with the
+  // listener's DB and without: allocating from several threads at once
+  // must be safe (run under TSan too).
   const auto policy = MustMake("sstfilter.LevelAware:10");
+  WatchedDb db;
+  db.SetTShapedTree("", 2, 6);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
+      if (t % 2 == 0) db.Enter();
       for (int i = 0; i < 20; ++i) {
         const Written w =
             Build(*policy, Compaction(1 + (t + i) % 6, i % 3 == 0));
         EXPECT_LE(w.bits_per_key, LevelAllocation::MaxBitsPerKey(10) + 0.05);
       }
+      rocksdb_plugin::EndJob();
     });
   }
   for (auto& thread : threads) thread.join();
@@ -496,8 +599,8 @@ TEST(LevelAwarePolicy, HitsGiveTheBottomLevelAHigherFprAndTheLevelsAboveLower) {
   };
   EXPECT_LT(wasted(hits), 0.8 * wasted(absent));
   const auto policy = MustMake("sstfilter.LevelAware:10:hits=0.9:learn=false");
-  Build(*policy, Compaction(6, true));
-  Build(*policy, Compaction(4));
+  WatchedDb db;
+  db.SetTShapedTree("", 4, 6);
   ExpectBuilt(Build(*policy, Compaction(6, true)), hits.levels[0], "L6");
   ExpectBuilt(Build(*policy, Compaction(5)), hits.levels[1], "L5");
   ExpectBuilt(Build(*policy, Compaction(4)), hits.levels[2], "L4");
@@ -505,15 +608,21 @@ TEST(LevelAwarePolicy, HitsGiveTheBottomLevelAHigherFprAndTheLevelsAboveLower) {
 }
 
 // Builds the L0..L3 tables of `column_family` (num_levels 4, dynamic
-// layout) and returns their blocks, bottom first.
+// layout, a T-shaped tree as the listener shows it), each kept as its
+// level's file, and returns their blocks, bottom first.
 std::vector<BuiltFilter> BuildTree(const rdb::FilterPolicy& policy,
+                                   WatchedDb& db,
                                    const std::string& column_family,
                                    const std::vector<std::string>& keys) {
+  if (db.cf(column_family).Totals()[3].files == 0) {
+    db.SetTShapedTree(column_family, 1, 3);
+  }
   std::vector<BuiltFilter> blocks;
   rdb::BlockBasedTableOptions table;
   for (int level = 3; level >= 0; --level) {
     blocks.push_back(
         BuildFilter(policy, keys, TreeContext(table, level, 4, column_family)));
+    db.Keep(column_family, level);
   }
   return blocks;
 }
@@ -551,21 +660,13 @@ uint64_t FalseNegatives(const rdb::FilterPolicy& policy,
   return false_negatives;
 }
 
-// BuildTree twice: the first build shows the policy the tree's shape.
-std::vector<BuiltFilter> ShapedTree(const rdb::FilterPolicy& policy,
-                                    const std::string& column_family,
-                                    const std::vector<std::string>& keys) {
-  BuildTree(policy, column_family, keys);
-  return BuildTree(policy, column_family, keys);
-}
-
 // Probes each of `blocks`' readers with `probe_level(level, reader)` (index
 // 0 the bottom, as BuildTree returns them), then builds the tree again: the
 // build refreshes what was learned from them and allocates with it.
 template <typename ProbeLevel>
 std::vector<BuiltFilter> RebuildAfterProbes(
-    const rdb::FilterPolicy& policy, const std::string& column_family,
-    const std::vector<std::string>& keys,
+    const rdb::FilterPolicy& policy, WatchedDb& db,
+    const std::string& column_family, const std::vector<std::string>& keys,
     const std::vector<BuiltFilter>& blocks, ProbeLevel probe_level) {
   std::vector<std::unique_ptr<rdb::FilterBitsReader>> readers;
   for (const BuiltFilter& block : blocks) {
@@ -574,7 +675,7 @@ std::vector<BuiltFilter> RebuildAfterProbes(
   for (size_t level = 0; level < readers.size(); ++level) {
     probe_level(level, *readers[level]);
   }
-  return BuildTree(policy, column_family, keys);
+  return BuildTree(policy, db, column_family, keys);
 }
 
 // Enough probes for a few refreshes of what is learned.
@@ -588,14 +689,15 @@ constexpr uint64_t kLearningProbes =
 // table holds.
 TEST(LevelAwarePolicy, LearnsWhereItsReadersProbesGo) {
   const auto policy = MustMake("sstfilter.LevelAware:10");
+  WatchedDb db;
   const std::string cf = "learns-where-probes-go";
   const auto keys = Keys("k", 20000);
   const auto absent = Keys("absent", 20000);
-  std::vector<BuiltFilter> blocks = ShapedTree(*policy, cf, keys);
+  std::vector<BuiltFilter> blocks = BuildTree(*policy, db, cf, keys);
   const double model_bottom_bits = BitsPerKey(blocks[0], keys);
   const double model_l2_bits = BitsPerKey(blocks[1], keys);
   blocks =
-      RebuildAfterProbes(*policy, cf, keys, blocks,
+      RebuildAfterProbes(*policy, db, cf, keys, blocks,
                          [&](size_t level, rdb::FilterBitsReader& reader) {
                            // Hits at L3, absent keys above.
                            EXPECT_EQ(Probe(reader, level == 0 ? keys : absent,
@@ -608,10 +710,8 @@ TEST(LevelAwarePolicy, LearnsWhereItsReadersProbesGo) {
   EXPECT_GT(learned_l2_bits, model_l2_bits);
   EXPECT_EQ(FalseNegatives(*policy, blocks, keys), 0u);
   // Dropping what was learned costs nothing but the learning.
-  rocksdb_plugin::ColumnFamilyObservations::For(nullptr, cf)
-      ->workload()
-      .Forget();
-  blocks = BuildTree(*policy, cf, keys);
+  db.cf(cf).workload().Forget();
+  blocks = BuildTree(*policy, db, cf, keys);
   EXPECT_NEAR(BitsPerKey(blocks[0], keys), model_bottom_bits,
               0.01 * model_bottom_bits);
   EXPECT_EQ(FalseNegatives(*policy, blocks, keys), 0u);
@@ -623,11 +723,12 @@ TEST(LevelAwarePolicy, LearnsWhereItsReadersProbesGo) {
 // many bits per key as the bottom.
 TEST(LevelAwarePolicy, ALevelGetsNoFewerBitsThanTheLevelBelowIt) {
   const auto policy = MustMake("sstfilter.LevelAware:10");
+  WatchedDb db;
   const std::string cf = "no-fewer-than-below";
   const auto keys = Keys("k", 20000);
   const auto absent = Keys("absent", 20000);
   const std::vector<BuiltFilter> blocks = RebuildAfterProbes(
-      *policy, cf, keys, ShapedTree(*policy, cf, keys),
+      *policy, db, cf, keys, BuildTree(*policy, db, cf, keys),
       [&](size_t level, rdb::FilterBitsReader& reader) {
         Probe(reader, absent,
               level == 1 ? kLearningProbes / 32 : kLearningProbes / 2, false);
@@ -642,23 +743,114 @@ TEST(LevelAwarePolicy, ALevelGetsNoFewerBitsThanTheLevelBelowIt) {
 // another column family's probes leave this one's tables at the model.
 TEST(LevelAwarePolicy, EachColumnFamilyLearnsItsOwn) {
   const auto policy = MustMake("sstfilter.LevelAware:10");
-  const auto keys = Keys("k", 20000);
-  BuildTree(*policy, "busy", keys);  // the trees' shapes
-  BuildTree(*policy, "quiet", keys);
-  std::vector<BuiltFilter> busy = BuildTree(*policy, "busy", keys);
-  const std::vector<BuiltFilter> quiet = BuildTree(*policy, "quiet", keys);
+  WatchedDb db;
+  // (Other keys in each: a block is found by its bytes.)
+  const auto busy_keys = Keys("busy", 20000);
+  const auto keys = Keys("quiet", 20000);
+  std::vector<BuiltFilter> busy = BuildTree(*policy, db, "busy", busy_keys);
+  const std::vector<BuiltFilter> quiet = BuildTree(*policy, db, "quiet", keys);
   {
     std::unique_ptr<rdb::FilterBitsReader> bottom(
         policy->GetFilterBitsReader(busy[0].bytes));
-    Probe(*bottom, keys,
+    Probe(*bottom, busy_keys,
           uint64_t{2} * LevelWorkload::kRefreshSamples *
               LevelWorkload::kSampleEvery,
           true);
   }
+  BuildTree(*policy, db, "busy", busy_keys);
   const std::vector<BuiltFilter> quiet_again =
-      BuildTree(*policy, "quiet", keys);
+      BuildTree(*policy, db, "quiet", keys);
   for (size_t i = 0; i < quiet.size(); ++i) {
     EXPECT_EQ(quiet_again[i].bytes.size(), quiet[i].bytes.size());
+  }
+  EXPECT_TRUE(db.cf("busy").workload().LearnedLevels()[3]);
+  EXPECT_FALSE(db.cf("quiet").workload().LearnedLevels()[3]);
+}
+
+// Every Get finds its key at the bottom (L3): hits there, absent keys
+// above, `probes` at each level, through readers made `readers` times per
+// level (a block cache evicting and loading filters makes many).
+void ProbeAsHitsAtTheBottom(const rdb::FilterPolicy& policy,
+                            const std::vector<BuiltFilter>& blocks,
+                            const std::vector<std::string>& keys,
+                            uint64_t probes, int readers = 1) {
+  const auto absent = Keys("absent", 20000);
+  for (size_t level = 0; level < blocks.size(); ++level) {
+    for (int r = 0; r < readers; ++r) {
+      std::unique_ptr<rdb::FilterBitsReader> reader(
+          policy.GetFilterBitsReader(blocks[level].bytes));
+      EXPECT_EQ(Probe(*reader, level == 0 ? keys : absent, probes / readers,
+                      level == 0),
+                0u);
+    }
+  }
+}
+
+// Each DB learns its own, though they share the policy object and (here)
+// a logger: a DB made after one that learned, and gone, starts from the
+// model.
+TEST(LevelAwarePolicy, EachDbLearnsItsOwnAndANewOneStartsFromTheModel) {
+  const auto policy = MustMake("sstfilter.LevelAware:10");
+  const auto keys = Keys("k", 20000);
+  std::vector<BuiltFilter> model;
+  {
+    WatchedDb busy;
+    model = BuildTree(*policy, busy, "", keys);
+    ProbeAsHitsAtTheBottom(*policy, model, keys, kLearningProbes);
+    const std::vector<BuiltFilter> learned = BuildTree(*policy, busy, "", keys);
+    EXPECT_LT(BitsPerKey(learned[0], keys), 0.5 * BitsPerKey(model[0], keys));
+  }
+  WatchedDb next;  // the busy DB is gone
+  const std::vector<BuiltFilter> fresh = BuildTree(*policy, next, "", keys);
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    EXPECT_EQ(fresh[i].bytes.size(), model[i].bytes.size()) << "level " << i;
+  }
+}
+
+// A table is learned from while its file lives, not while a reader of it
+// does: readers made again and again (a block cache evicting filters)
+// sample into the same table; once the file is gone, its blocks are no
+// longer indexed.
+TEST(LevelAwarePolicy, LearningFollowsTheFileNotItsReaders) {
+  const auto policy = MustMake("sstfilter.LevelAware:10");
+  WatchedDb db;
+  const auto keys = Keys("k", 20000);
+  const std::vector<BuiltFilter> model = BuildTree(*policy, db, "", keys);
+  ProbeAsHitsAtTheBottom(*policy, model, keys, kLearningProbes, 64);
+  const std::vector<BuiltFilter> blocks = BuildTree(*policy, db, "", keys);
+  EXPECT_LT(BitsPerKey(blocks[0], keys), 0.5 * BitsPerKey(model[0], keys));
+  EXPECT_EQ(rocksdb_plugin::FindBlock(model[0].bytes.ToStringView()), nullptr)
+      << "a block of a file that is gone";
+  EXPECT_NE(rocksdb_plugin::FindBlock(blocks[0].bytes.ToStringView()), nullptr);
+}
+
+// The memory: new tables make up for what the live filters below L0 take
+// short of the average asked (their sizes as the listener reads them from
+// the tables' properties), within 15%; live filters at the average leave
+// the model's sizes.
+TEST(LevelAwarePolicy, NewTablesMakeUpForWhatTheLiveFiltersTake) {
+  const auto policy = MustMake("sstfilter.LevelAware:10:learn=false");
+  const Context bottom = Compaction(3, true);
+  double model_bits = 0;
+  {
+    WatchedDb db;
+    db.SetTShapedTree("", 1, 3);
+    model_bits = Build(*policy, bottom).bits_per_key;
+  }
+  {
+    WatchedDb db;
+    db.SetTShapedTree("", 1, 3);
+    db.SetLiveBitsPerKey("", 10);
+    EXPECT_NEAR(Build(*policy, bottom).bits_per_key, model_bits,
+                0.01 * model_bits);
+  }
+  {
+    WatchedDb db;
+    db.SetTShapedTree("", 1, 3);
+    db.SetLiveBitsPerKey("", 9);
+    const double bits = Build(*policy, bottom).bits_per_key;
+    EXPECT_GT(bits, 1.1 * model_bits);
+    EXPECT_LT(bits, 1.2 * model_bits);
   }
 }
 
@@ -666,11 +858,15 @@ TEST(LevelAwarePolicy, EachColumnFamilyLearnsItsOwn) {
 // nothing is registered or sampled.
 TEST(LevelAwarePolicy, LearnFalseSamplesNothing) {
   const auto policy = MustMake("sstfilter.LevelAware:10:learn=false");
+  WatchedDb db;
+  db.SetTShapedTree("learn-false", 1, 3);
   const auto keys = Keys("k", 5000);
-  const std::vector<BuiltFilter> blocks =
-      BuildTree(*policy, "learn-false", keys);
-  for (const BuiltFilter& block : blocks) {
-    EXPECT_EQ(rocksdb_plugin::LookUpTable(block.bytes.ToStringView()), nullptr);
+  rdb::BlockBasedTableOptions table;
+  for (int level = 3; level >= 0; --level) {
+    const BuiltFilter block =
+        BuildFilter(*policy, keys, TreeContext(table, level, 4, "learn-false"));
+    EXPECT_EQ(rocksdb_plugin::TakeBuiltTable(), nullptr);
+    EXPECT_EQ(rocksdb_plugin::FindBlock(block.bytes.ToStringView()), nullptr);
   }
 }
 

@@ -1,48 +1,51 @@
 // sstfilter.LevelAware: per-level bits/key and filter kind (Monkey over the
 // kinds of one of three choices; the allocation and its cost model are
 // sstfilter/level_allocation.h, the choices level_cost_model.h, what is
-// learned of the workload sstfilter/workload.h and level_aware_learning.h).
-// Levels that get RocksDB's FastLocalBloom or Ribbon are built by RocksDB's
-// own policy of that size (RocksdbPolicyFor). The way a policy reads
-// FilterBuildingContext follows RocksDB's own examples: RibbonFilterPolicy
-// (filter_policy.cc) and LevelAndStyleCustomFilterPolicy
-// (db/db_bloom_filter_test.cc).
+// learned of the workload sstfilter/workload.h). Levels that get RocksDB's
+// FastLocalBloom or Ribbon are built by RocksDB's own policy of that size
+// (RocksdbPolicyFor). The way a policy reads FilterBuildingContext follows
+// RocksDB's own examples: RibbonFilterPolicy (filter_policy.cc) and
+// LevelAndStyleCustomFilterPolicy (db/db_bloom_filter_test.cc).
 //
-// The tree, per column family (info_log, column family name): the levels
-// LevelAwareListener last read, with their entries; without the listener,
-// the populated levels from the shallowest that compactions write (learned:
-// L1 in the static layout, the base level in the dynamic one) to the
-// deepest known to hold data (learned from is_bottommost and from
-// non-bottommost outputs, which have data below), growing by the size ratio
-// T per level, and L0 one more level above them. A table's level counts
-// from the bottom, so the static and dynamic layouts are both read
-// correctly, whatever num_levels says. Under optimize_filters_for_hits
-// (read in ValidateOptions) the bottom level has no filters: the memory
-// goes to the levels above, at the average bits/key over their entries.
+// The tree, per column family: with sstfilter.LevelAwareListener, its
+// levels as the tables' own properties give them (level_aware_state.h),
+// for a compaction the tree it leaves; L0's share is one flush. Without
+// the listener the policy knows no DB: it assumes levels growing by the
+// size ratio T down to the bottom of the context (the table's own level if
+// it is bottommost, else num_levels - 1, where the dynamic layout keeps
+// it), learns nothing, and says so once in the DB's LOG.
 //
 // The workload: absent-key probes per level from the readers' samples
-// once every level has had some (learn=true, the default), else the model
-// with the hit fraction `hits` (default 0: every lookup absent).
+// once every level has had some (learn=true, the default, with the
+// listener), else the model with the hit fraction `hits` (default 0: every
+// lookup absent).
+//
+// The memory: the listener's filter bytes per level show what the live
+// filters take (after rounding, RocksDB sizing Ribbon by key count, and
+// tables built for the tree as it was); new tables correct for it
+// (Budget).
 
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <climits>
 #include <cmath>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "filter_bits.h"
 #include "id_grammar.h"
-#include "level_aware_learning.h"
+#include "level_aware_builder.h"
+#include "level_aware_state.h"
 #include "level_cost_model.h"
 #include "policies.h"
 #include "policy_base.h"
+#include "rocksdb/env.h"
 #include "rocksdb/table.h"
 #include "sstfilter/level_allocation.h"
 #include "sstfilter/usable_space.h"
@@ -57,8 +60,6 @@ using ROCKSDB_NAMESPACE::FilterPolicy;
 using RocksStatus = ROCKSDB_NAMESPACE::Status;
 
 constexpr int64_t kDefaultSizeRatioMillis = 10000;  // RocksDB's default T
-// RocksDB's levels the policy tells apart (deeper ones share the last).
-constexpr int kMaxTreeLevels = LevelWorkload::kMaxLevels;
 // The allocation is made again when the tree's entry shares have moved by
 // this much (the sum of the changes): a flush or a compaction moves them by
 // a fraction of a percent, and remaking the allocation costs milliseconds.
@@ -76,18 +77,6 @@ constexpr double kMaxBudgetCorrection = 1.15;
 // up by the time about a third of the data is rewritten.
 constexpr double kBudgetGain = 3;
 constexpr double kBudgetMoved = 0.005;
-
-// Raises (or lowers) `target` to `value` if that is higher (lower).
-void StoreMax(std::atomic<int>& target, int value) {
-  int seen = target.load(std::memory_order_relaxed);
-  while (value > seen && !target.compare_exchange_weak(seen, value)) {
-  }
-}
-void StoreMin(std::atomic<int>& target, int value) {
-  int seen = target.load(std::memory_order_relaxed);
-  while (value < seen && !target.compare_exchange_weak(seen, value)) {
-  }
-}
 
 // LevelAware's parameters, as the id states them.
 struct Settings {
@@ -107,6 +96,18 @@ struct Tree {
   std::vector<int> levels;
   std::vector<double> shares;
 };
+
+// The slot of `level` in a tree's levels (bottom first, L0 last): a level
+// below L0 takes that of the nearest level of the tree at or below it, or
+// the bottom's.
+size_t SlotOf(const std::vector<int>& levels, int level) {
+  if (level == 0) return levels.size() - 1;
+  size_t slot = 0;
+  for (size_t i = 0; i + 1 < levels.size(); ++i) {
+    if (levels[i] >= level) slot = i;
+  }
+  return slot;
+}
 
 class LevelAwarePolicy : public PolicyBase {
  public:
@@ -128,13 +129,15 @@ class LevelAwarePolicy : public PolicyBase {
     return id;
   }
 
-  // optimize_filters_for_hits is a column family option the policy cannot
-  // read when it builds; DB::Open shows it here.
+  // Every DB::Open runs this: a DB opened without the listener is told so
+  // in its LOG at its first table, even if its logger has the address of
+  // one told before.
   RocksStatus ValidateOptions(
       const ROCKSDB_NAMESPACE::DBOptions& db_options,
       const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const override {
-    if (cf_options.optimize_filters_for_hits) {
-      no_bottom_filters_.store(true, std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(told_mutex_);
+      told_.clear();
     }
     return PolicyBase::ValidateOptions(db_options, cf_options);
   }
@@ -143,78 +146,50 @@ class LevelAwarePolicy : public PolicyBase {
       const FilterBuildingContext& context) const override {
     const int level = TreeLevel(context);
     if (level < 0) return Make(Uniform(), context, level);
-    auto observations = ColumnFamilyObservations::For(
-        context.info_log, context.column_family_name);
-    ColumnFamily& cf = ColumnFamilyOf(observations.get());
-    if (level > 0) cf.Learn(context, level);
-    if (settings_.learn) observations->workload().MaybeRefresh();
-    const FilterChoice choice = ChoiceFor(cf, *observations, level);
+    const JobView job = JobColumnFamily(context);
+    if (job.column_family == nullptr) {
+      TellNoListener(context);
+      return Make(ModelChoice(context, level), context, level);
+    }
+    ColumnFamilyState& cf = *job.column_family;
+    if (settings_.learn) cf.workload().MaybeRefresh();
+    const FilterChoice choice = ChoiceFor(cf, job.tree, level);
     if (!settings_.learn) return Make(choice, context, level);
     TableBuild build;
-    build.tag.column_family = observations;
-    build.tag.level = level;
-    build.tag.absent_weight = LevelWorkload::AbsentWeight(choice.fpr);
+    build.column_family = job.column_family;
+    build.level = level;
     build.level_choice = choice;
+    const int64_t files = std::max<int64_t>(job.tree[level].files, 1);
+    build.span_buckets =
+        static_cast<int>((LevelWorkload::kBuckets + files - 1) / files);
     // The builder outlives this call, the context does not.
     build.make = [this, context, level](const FilterChoice& c, bool* ours) {
       *ours = !IsRocksdbKind(c.kind);
       return Make(c, context, level);
     };
-    const LevelWorkload* workload = &observations->workload();
-    if (workload->LearnedLevels()[level]) {
-      // What the readers saw of this level's key ranges sizes the table:
-      // the builder keeps the keys until Finish shows their range.
-      const LevelCostModel& model = OneLevelModel();
-      const KindModel* kind = nullptr;
-      for (const KindModel& k : model.kinds) {
-        if (k.kind == choice.kind) kind = &k;
-      }
+    const LevelWorkload* workload = &cf.workload();
+    const KindModel* kind = KindOf(choice.kind);
+    if (kind != nullptr && workload->LearnedLevels()[level]) {
+      // What the readers saw of this level's key ranges sizes the table.
       const double max_bits =
           LevelAllocation::MaxBitsPerKey(settings_.BitsPerKey());
-      if (kind != nullptr) {
-        build.choose = [workload, kind, choice, level, max_bits](
-                           std::string_view smallest,
-                           std::string_view largest) {
-          const double factor = workload->TableDensityFactor(
-              level, workload->BucketOf(smallest), workload->BucketOf(largest));
-          return TableChoice(*kind, choice, factor, max_bits);
-        };
-      }
+      build.choose = [workload, kind, choice, level, max_bits](int first,
+                                                               int last) {
+        return TableChoice(*kind, choice,
+                           workload->TableDensityFactor(level, first, last),
+                           max_bits);
+      };
     }
-    return NewRegisteringBuilder(std::move(build));
+    return NewLearningBuilder(std::move(build));
   }
 
   ROCKSDB_NAMESPACE::FilterBitsReader* GetFilterBitsReader(
       const ROCKSDB_NAMESPACE::Slice& contents) const override {
-    ROCKSDB_NAMESPACE::FilterBitsReader* reader =
-        PolicyBase::GetFilterBitsReader(contents);
-    if (!settings_.learn) return reader;
-    std::shared_ptr<const TableTag> tag = LookUpTable(ToView(contents));
-    return tag == nullptr ? reader : NewSamplingReader(reader, std::move(tag));
+    if (!settings_.learn) return PolicyBase::GetFilterBitsReader(contents);
+    return NewReader(contents, FindBlock(ToView(contents)));
   }
 
  private:
-  // What one column family's builds have shown, and its allocation.
-  struct ColumnFamily {
-    std::atomic<int> shallowest{INT_MAX};
-    std::atomic<int> deepest{0};
-    std::mutex mutex;  // guards what follows
-    Tree tree;
-    LevelAllocation allocation;
-    uint64_t workload_version = UINT64_MAX;
-    bool no_bottom_filters = false;
-    double budget = 0;  // the average bits/key the allocation was made at
-
-    void Learn(const FilterBuildingContext& context, int level) {
-      StoreMin(shallowest, level);
-      // A table that is not bottommost has data below it.
-      int deepest_seen = context.is_bottommost ? level : level + 1;
-      if (context.num_levels > 0)
-        deepest_seen = std::min(deepest_seen, context.num_levels - 1);
-      StoreMax(deepest, std::min(deepest_seen, kMaxTreeLevels - 1));
-    }
-  };
-
   static bool IsRocksdbKind(LevelFilterKind kind) {
     return kind == LevelFilterKind::kFastLocalBloom ||
            kind == LevelFilterKind::kRibbon;
@@ -235,8 +210,13 @@ class LevelAwarePolicy : public PolicyBase {
     });
     return one_level_;
   }
-  // The filter of a one-level tree: tables of no level, and every table
-  // until a second level is known.
+  const KindModel* KindOf(LevelFilterKind kind) const {
+    for (const KindModel& k : OneLevelModel().kinds) {
+      if (k.kind == kind) return &k;
+    }
+    return nullptr;
+  }
+  // The filter of a one-level tree: tables of no level.
   const FilterChoice& Uniform() const {
     OneLevelModel();
     return uniform_;
@@ -279,67 +259,89 @@ class LevelAwarePolicy : public PolicyBase {
     return NewBitsBuilder(config);
   }
 
-  ColumnFamily& ColumnFamilyOf(const ColumnFamilyObservations* key) const {
-    std::lock_guard<std::mutex> lock(column_families_mutex_);
-    std::unique_ptr<ColumnFamily>& cf = column_families_[key];
-    if (cf == nullptr) cf = std::make_unique<ColumnFamily>();
-    return *cf;
-  }
-
-  // The tree now: the listener's, or levels growing by T between the
-  // shallowest and deepest levels built; under optimize_filters_for_hits
-  // without its bottom level. Empty: a one-level tree so far.
-  Tree CurrentTree(const ColumnFamily& cf,
-                   const ColumnFamilyObservations& observations,
-                   bool no_bottom_filters) const {
-    Tree tree;
-    ColumnFamilyObservations::LevelEntries entries;
-    uint64_t flush_entries = 0;
-    if (observations.Tree(&entries, &flush_entries)) {
-      for (int level = kMaxTreeLevels - 1; level >= 1; --level) {
-        if (entries[level] == 0) continue;
-        tree.levels.push_back(level);
-        tree.shares.push_back(static_cast<double>(entries[level]));
-      }
-      // L0 holds between none and a few flushes, and a settled DB's L0
-      // holds about one: its share is one flush's entries (or what it
-      // holds, before the first flush of the process), so that the memory
-      // of a settled DB is the average asked.
-      tree.levels.push_back(0);
-      tree.shares.push_back(static_cast<double>(std::max<uint64_t>(
-          flush_entries > 0 ? flush_entries : entries[0], 1)));
-    } else {
-      const int deepest = cf.deepest.load(std::memory_order_relaxed);
-      if (deepest == 0) return {};
-      const int shallowest =
-          std::min(cf.shallowest.load(std::memory_order_relaxed), deepest);
-      const int n = std::min(deepest - shallowest + 2, kMaxTreeLevels);
-      for (int i = 0; i < n; ++i) {
-        tree.levels.push_back(i + 1 == n ? 0 : deepest - i);
-        tree.shares.push_back(LevelShare(settings_.SizeRatio(),
-                                         static_cast<uint32_t>(n),
-                                         static_cast<uint32_t>(i)));
+  // Without the listener: one line in the DB's LOG per column family (and
+  // DB::Open) saying so, and what to add.
+  void TellNoListener(const FilterBuildingContext& context) const {
+    if (context.info_log == nullptr) return;
+    {
+      std::lock_guard<std::mutex> lock(told_mutex_);
+      constexpr size_t kMaxTold = 1024;
+      if (told_.size() >= kMaxTold) told_.clear();
+      if (!told_.emplace(context.info_log, context.column_family_name).second) {
+        return;
       }
     }
+    ROCKSDB_NAMESPACE::Log(
+        ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL, context.info_log,
+        "[%s] %s: no %s watches this column family, so the policy assumes "
+        "levels %g times apart and learns nothing of the lookups. Add it to "
+        "the DBOptions: listeners={%s} in an options string or OPTIONS "
+        "file, or options.listeners.push_back(sstfilter::"
+        "NewLevelAwareListener()) in C++",
+        context.column_family_name.c_str(), GetId().c_str(),
+        kLevelAwareListenerName, settings_.SizeRatio(),
+        kLevelAwareListenerName);
+  }
+
+  // Without the listener: the model over levels T apart, from L1 to the
+  // bottom of the context, and L0.
+  FilterChoice ModelChoice(const FilterBuildingContext& context,
+                           int level) const {
+    int bottom = context.num_levels > 1 ? context.num_levels - 1 : 1;
+    if (context.is_bottommost && level > 0) bottom = level;
+    bottom = std::clamp(std::max(bottom, level), 1, kMaxTreeLevels - 1);
+    const uint32_t n = static_cast<uint32_t>(bottom + 1);
+    std::lock_guard<std::mutex> lock(model_mutex_);
+    LevelAllocation& allocation = model_allocations_[n];
+    if (allocation.levels.empty()) {
+      Tree tree;
+      for (uint32_t i = 0; i < n; ++i) {
+        tree.levels.push_back(i + 1 == n ? 0 : bottom - static_cast<int>(i));
+        tree.shares.push_back(LevelShare(settings_.SizeRatio(), n, i));
+      }
+      Allocate(tree, /*workload=*/nullptr, settings_.BitsPerKey(), &allocation);
+    }
+    return level == 0 ? allocation.levels.back()
+                      : allocation.levels[static_cast<size_t>(bottom - level)];
+  }
+
+  // The tree of `totals`: its levels below L0 with entries, and L0 at one
+  // flush; under optimize_filters_for_hits without its bottom level.
+  // Empty: a one-level tree so far.
+  static Tree TreeOf(const TreeTotals& totals, int64_t flush_entries,
+                     bool no_bottom_filters) {
+    Tree tree;
+    for (int level = kMaxTreeLevels - 1; level >= 1; --level) {
+      if (totals[level].entries <= 0) continue;
+      tree.levels.push_back(level);
+      tree.shares.push_back(static_cast<double>(totals[level].entries));
+    }
+    // L0 holds between none and a few flushes, and a settled DB's L0
+    // holds about one: its share is one flush's entries (or what it
+    // holds, before the first flush of the process), so that the memory
+    // of a settled DB is the average asked.
+    tree.levels.push_back(0);
+    tree.shares.push_back(static_cast<double>(std::max<int64_t>(
+        flush_entries > 0 ? flush_entries : totals[0].entries, 1)));
     if (no_bottom_filters && tree.levels.size() >= 2) {
       tree.levels.erase(tree.levels.begin());
       tree.shares.erase(tree.shares.begin());
     }
+    if (tree.levels.size() < 2) return {};
     double total = 0;
     for (double share : tree.shares) total += share;
     for (double& share : tree.shares) share /= total;
-    if (tree.levels.size() < 2) return {};
     return tree;
   }
 
-  // The loads of `tree`: absent probes learned, or from the model.
-  std::vector<LevelLoad> LoadsOf(const Tree& tree,
-                                 const LevelWorkload& workload,
-                                 bool* learned) const {
+  // The allocation of `tree` at `budget` bits/key: absent probes learned
+  // from `workload` (null: the model's).
+  void Allocate(const Tree& tree, const LevelWorkload* workload, double budget,
+                LevelAllocation* out) const {
     const uint32_t n = static_cast<uint32_t>(tree.levels.size());
     std::vector<double> probes;
-    *learned = settings_.learn && LearnedProbes(tree, workload, &probes);
-    if (!*learned) {
+    if (workload == nullptr || !settings_.learn ||
+        !LearnedProbes(tree, *workload, &probes)) {
       probes = ModelAbsentProbes(tree.shares, settings_.HitFraction());
     }
     std::vector<LevelLoad> loads;
@@ -347,7 +349,13 @@ class LevelAwarePolicy : public PolicyBase {
       loads.push_back({tree.shares[i], probes[i],
                        LevelBuildWeight(settings_.SizeRatio(), n, i)});
     }
-    return loads;
+    LevelCostModel model = CostModelFor(
+        settings_.choice, settings_.BitsPerKey(), settings_.SizeRatio(), n);
+    // The cap is the asked average's, whatever the budget's correction.
+    model.max_bits_per_key =
+        LevelAllocation::MaxBitsPerKey(settings_.BitsPerKey());
+    // The arguments were checked when the policy was made.
+    AllocateTree(model, budget, loads, out);
   }
 
   // The learned absent probes of `tree`'s levels: density times share. A
@@ -396,31 +404,28 @@ class LevelAwarePolicy : public PolicyBase {
   }
 
   // The average bits/key to allocate new tables at, so that the live
-  // filters take the average asked: with the listener's tree, the asked
-  // average plus kBudgetGain times what the live filters built by this
-  // process fall short of it, once they hold a tenth of the tree's
-  // entries, within kMaxBudgetCorrection. New tables correct what
-  // the allocation cannot see: rounding to the kinds' sizes, RocksDB sizing
-  // Ribbon by the table's key count (about 1.5% under the curve at 10^4
-  // keys), and tables built for the tree as it was when they were built.
-  double Budget(const ColumnFamilyObservations& observations,
-                const Tree& tree) const {
+  // filters below L0 take the average asked: the asked average plus
+  // kBudgetGain times what they fall short of it (their bytes and
+  // entries from the tables' own properties, the job's inputs left out),
+  // once they hold a tenth of the tree's entries, within
+  // kMaxBudgetCorrection. New tables correct what the allocation cannot
+  // see: rounding to the kinds' sizes, RocksDB sizing Ribbon by the
+  // table's key count (about 1.5% under the curve at 10^4 keys), and
+  // tables built for the tree as it was when they were built.
+  double Budget(const TreeTotals& totals, const Tree& tree) const {
     const double asked = settings_.BitsPerKey();
-    if (!settings_.learn) return asked;
-    int64_t live_entries = 0;
-    const double live = observations.LiveBitsPerKey(&live_entries);
-    ColumnFamilyObservations::LevelEntries entries;
-    uint64_t flush_entries = 0;
-    uint64_t tree_entries = 0;
-    // Without the listener's tree, how much of it the live filters are is
-    // unknown: no correction.
-    if (!observations.Tree(&entries, &flush_entries)) return asked;
-    for (int level : tree.levels)
-      tree_entries += level > 0 ? entries[level] : 0;
-    if (!(live > 0) ||
-        static_cast<uint64_t>(live_entries) * 10 < tree_entries) {
+    int64_t tree_entries = 0, filtered_entries = 0, filter_bytes = 0;
+    for (int level : tree.levels) {
+      if (level == 0) continue;
+      tree_entries += totals[level].entries;
+      filtered_entries += totals[level].filtered_entries;
+      filter_bytes += totals[level].filter_bytes;
+    }
+    if (filtered_entries <= 0 || filtered_entries * 10 < tree_entries) {
       return asked;
     }
+    const double live = static_cast<double>(filter_bytes) * 8 /
+                        static_cast<double>(filtered_entries);
     using Limits = LevelAllocationLimits;
     const double corrected = asked + kBudgetGain * (asked - live);
     return std::clamp(std::clamp(corrected, asked / kMaxBudgetCorrection,
@@ -429,63 +434,49 @@ class LevelAwarePolicy : public PolicyBase {
                       Limits::kMaxAverageBitsPerKey);
   }
 
-  static bool SharesMoved(const Tree& a, const Tree& b) {
-    if (a.levels != b.levels) return true;
+  static bool SharesMoved(const Tree& tree, const CachedAllocation& cached) {
+    if (tree.levels != cached.levels) return true;
     double moved = 0;
-    for (size_t i = 0; i < a.shares.size(); ++i) {
-      moved += std::abs(a.shares[i] - b.shares[i]);
+    for (size_t i = 0; i < tree.shares.size(); ++i) {
+      moved += std::abs(tree.shares[i] - cached.shares[i]);
     }
     return moved > kSharesMoved;
   }
 
-  FilterChoice ChoiceFor(ColumnFamily& cf,
-                         const ColumnFamilyObservations& observations,
+  FilterChoice ChoiceFor(ColumnFamilyState& cf, const TreeTotals& totals,
                          int level) const {
-    const bool no_bottom = no_bottom_filters_.load(std::memory_order_relaxed);
-    const LevelWorkload& workload =
-        const_cast<ColumnFamilyObservations&>(observations).workload();
-    std::lock_guard<std::mutex> lock(cf.mutex);
-    Tree tree = CurrentTree(cf, observations, no_bottom);
+    const bool no_bottom = cf.no_bottom_filters();
+    Tree tree = TreeOf(totals, cf.flush_entries(), no_bottom);
     if (tree.levels.empty()) return Uniform();  // one level so far
-    const double budget = Budget(observations, tree);
-    if (SharesMoved(tree, cf.tree) || no_bottom != cf.no_bottom_filters ||
-        workload.version() != cf.workload_version ||
-        std::abs(budget - cf.budget) > kBudgetMoved * settings_.BitsPerKey()) {
-      const uint32_t n = static_cast<uint32_t>(tree.levels.size());
-      // The arguments were checked when the policy was made.
-      bool learned = false;
-      const std::vector<LevelLoad> loads = LoadsOf(tree, workload, &learned);
-      LevelCostModel model = CostModelFor(
-          settings_.choice, settings_.BitsPerKey(), settings_.SizeRatio(), n);
-      // The cap is the asked average's, whatever the budget's correction.
-      model.max_bits_per_key =
-          LevelAllocation::MaxBitsPerKey(settings_.BitsPerKey());
-      AllocateTree(model, budget, loads, &cf.allocation);
-      cf.budget = budget;
-      cf.tree = std::move(tree);
-      cf.workload_version = workload.version();
-      cf.no_bottom_filters = no_bottom;
+    const std::shared_ptr<CachedAllocation> cached = cf.AllocationFor(GetId());
+    const LevelWorkload& workload = cf.workload();
+    std::lock_guard<std::mutex> lock(cached->mutex);
+    const double budget = Budget(totals, tree);
+    if (SharesMoved(tree, *cached) || no_bottom != cached->no_bottom_filters ||
+        workload.version() != cached->workload_version ||
+        std::abs(budget - cached->budget) >
+            kBudgetMoved * settings_.BitsPerKey()) {
+      Allocate(tree, &workload, budget, &cached->allocation);
+      cached->budget = budget;
+      cached->levels = std::move(tree.levels);
+      cached->shares = std::move(tree.shares);
+      cached->workload_version = workload.version();
+      cached->no_bottom_filters = no_bottom;
     }
-    // The slot of `level`: L0 is the top; a level below L0 takes that of
-    // the nearest level of the tree at or below it, or the bottom's.
-    const std::vector<int>& levels = cf.tree.levels;
-    if (level == 0) return cf.allocation.levels.back();
-    size_t slot = 0;
-    for (size_t i = 0; i + 1 < levels.size(); ++i) {
-      if (levels[i] >= level) slot = i;
-    }
-    return cf.allocation.levels[slot];
+    return cached->allocation.levels[SlotOf(cached->levels, level)];
   }
 
   const Settings settings_;
   mutable std::once_flag one_level_once_;
   mutable LevelCostModel one_level_;
   mutable FilterChoice uniform_;
-  mutable std::atomic<bool> no_bottom_filters_{false};
-  mutable std::mutex column_families_mutex_;
-  mutable std::map<const ColumnFamilyObservations*,
-                   std::unique_ptr<ColumnFamily>>
-      column_families_;
+  // The model's allocations without the listener, by number of levels.
+  mutable std::mutex model_mutex_;
+  mutable std::array<LevelAllocation, kMaxTreeLevels + 1> model_allocations_;
+  // The column families told they have no listener since the last
+  // DB::Open (by logger and name: only so as not to say it twice).
+  mutable std::mutex told_mutex_;
+  mutable std::set<std::pair<const void*, std::string>> told_;
   mutable std::array<FprBalance, kMaxTreeLevels + 1> memory_balances_;
 };
 

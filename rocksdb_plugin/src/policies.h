@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rocksdb/filter_policy.h"
+#include "rocksdb/listener.h"
 #include "rocksdb/status.h"
 
 namespace sstfilter::rocksdb_plugin {
@@ -16,6 +17,9 @@ inline constexpr char kBlockedBloomName[] = "sstfilter.BlockedBloom";
 inline constexpr char kCuckooName[] = "sstfilter.Cuckoo";
 inline constexpr char kHybridName[] = "sstfilter.Hybrid";
 inline constexpr char kLevelAwareName[] = "sstfilter.LevelAware";
+// The listener that shows LevelAware its DB (level_aware_listener.cc).
+inline constexpr char kLevelAwareListenerName[] =
+    "sstfilter.LevelAwareListener";
 
 // Makes a policy from the id's fields after its name (id_grammar.h), or
 // InvalidArgument saying what is wrong with them.
@@ -39,5 +43,8 @@ ROCKSDB_NAMESPACE::Status NewHybrid(
 ROCKSDB_NAMESPACE::Status NewLevelAware(
     const std::vector<std::string_view>& fields,
     std::unique_ptr<const ROCKSDB_NAMESPACE::FilterPolicy>* policy);
+
+// A new sstfilter.LevelAwareListener.
+std::unique_ptr<ROCKSDB_NAMESPACE::EventListener> MakeLevelAwareListener();
 
 }  // namespace sstfilter::rocksdb_plugin

@@ -61,9 +61,14 @@ const char* PolicyBase::CompatibilityName() const {
 }
 
 FilterBitsReader* PolicyBase::GetFilterBitsReader(const Slice& contents) const {
+  return NewReader(contents, nullptr);
+}
+
+FilterBitsReader* PolicyBase::NewReader(
+    const Slice& contents, std::shared_ptr<const ProbeSampler> sampler) const {
   BlockFamily family = BlockFamily::kRocksdbBuiltin;
   FamilyNamed(compatibility_name_, &family);
-  return NewBitsReader(contents, family);
+  return NewBitsReader(contents, family, std::move(sampler));
 }
 
 RocksStatus PolicyBase::ConfigureOptions(

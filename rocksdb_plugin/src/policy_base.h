@@ -41,6 +41,12 @@ class PolicyBase : public ROCKSDB_NAMESPACE::FilterPolicy {
       const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const override;
 
  protected:
+  // The reader of `contents` for this policy's family, reporting sampled
+  // probes to `sampler` if there is one (probe_sampler.h).
+  ROCKSDB_NAMESPACE::FilterBitsReader* NewReader(
+      const ROCKSDB_NAMESPACE::Slice& contents,
+      std::shared_ptr<const ProbeSampler> sampler) const;
+
   // Any error, an unknown option (RocksDB's NotFound) included, is
   // InvalidArgument naming the policy, and is kept: after an error RocksDB
   // restores the previous values through this same function, and that

@@ -10,6 +10,7 @@
 #include "id_grammar.h"
 #include "policies.h"
 #include "rocksdb/filter_policy.h"
+#include "rocksdb/listener.h"
 #include "rocksdb/utilities/object_registry.h"
 #include "sstfilter/rocksdb_plugin.h"
 
@@ -57,6 +58,15 @@ extern "C" int RegisterSstfilterPolicies(
   AddPolicy(library, kCuckooName, NewCuckoo);
   AddPolicy(library, kHybridName, NewHybrid);
   AddPolicy(library, kLevelAwareName, NewLevelAware);
+  // The listener LevelAware needs, by name: listeners={...} in DBOptions.
+  library.AddFactory<ROCKSDB_NAMESPACE::EventListener>(
+      kLevelAwareListenerName,
+      [](const std::string& /*id*/,
+         std::unique_ptr<ROCKSDB_NAMESPACE::EventListener>* guard,
+         std::string* /*errmsg*/) {
+        *guard = MakeLevelAwareListener();
+        return guard->get();
+      });
   // Last: a library uses the first factory whose pattern matches. "." may
   // end the id: "sstfilter." is an unknown name too.
   library.AddFactory<const FilterPolicy>(
@@ -67,5 +77,5 @@ extern "C" int RegisterSstfilterPolicies(
         *errmsg = UnknownNameError(id);
         return nullptr;
       });
-  return 5;
+  return 6;
 }

@@ -110,8 +110,9 @@
 using sstfilter::kRocksdbFamilyCompatibilityName;
 using sstfilter::kSstfilterCompatibilityName;
 
-// Adds the four policy factories and one for any other "sstfilter." name
-// (an error that lists the known names) to `library`; returns how many (5).
+// Adds the four policy factories, one for any other "sstfilter." name
+// (an error that lists the known names) and the factory of
+// sstfilter.LevelAwareListener to `library`; returns how many (6).
 // `arg` is ignored. This is the registration function of RocksDB's plugin
 // folder ABI (<name>_FUNC) and of ObjectRegistry::AddLibrary; call it once
 // per library, e.g.
@@ -122,14 +123,22 @@ extern "C" int RegisterSstfilterPolicies(
 
 namespace sstfilter {
 
-// The listener that shows sstfilter.LevelAware the tree as it is: before
-// every flush and compaction builds tables it reads the column family's
-// levels (entries per level; DB::GetAllColumnFamilyMetaData), so each
-// table's bits come from the real level sizes, from the first table built
-// after DB::Open. One line per DB:
-//   options.listeners.push_back(sstfilter::NewLevelAwareListener());
-// Without it LevelAware assumes levels growing by its size ratio T, learned
-// from the tables it builds. Harmless with any other policy.
+// sstfilter.LevelAwareListener: the listener that shows
+// sstfilter.LevelAware its DB. One line of DBOptions turns it on:
+//   listeners={sstfilter.LevelAwareListener}        (options string)
+//   listeners={sstfilter.LevelAwareListener}        (OPTIONS file, [DBOptions])
+//   options.listeners.push_back(sstfilter::NewLevelAwareListener());  (C++)
+// RocksDB writes it to the DB's OPTIONS file, so a DB reopened from that
+// file keeps it. It reads the DB's files once when it first sees the DB,
+// then keeps entries and filter bytes per level from the files each flush
+// and compaction reports (their own table properties), and it owns what
+// LevelAware learns of the DB's lookups, which goes with it when the DB
+// closes. With it, each table's filter is sized for the tree it will be
+// part of (for a compaction, the tree it leaves), the settled filters hold
+// the average asked, and LevelAware learns where absent-key probes go.
+// Without it, LevelAware assumes levels T apart, learns nothing, and says
+// so once per column family in the DB's LOG. Harmless with any other
+// policy; one listener may watch several DBs.
 std::shared_ptr<ROCKSDB_NAMESPACE::EventListener> NewLevelAwareListener();
 
 }  // namespace sstfilter
