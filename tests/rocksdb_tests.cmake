@@ -177,3 +177,8 @@ sstfilter_add_test(rocksdb_db_level_aware_learning_test
   SOURCES rocksdb_db_level_aware_learning_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
+# sstfilter.LevelAwareListener by name, its state with its DB's lifetime.
+sstfilter_add_test(rocksdb_db_listener_test
+  SOURCES rocksdb_db_listener_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals
+  LABELS rocksdb)

@@ -87,6 +87,11 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
     return found == dbs_.end() ? nullptr : found->second.state;
   }
 
+  size_t DbCount() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return dbs_.size();
+  }
+
   void OnFlushBegin(DB* db, const FlushJobInfo& /*info*/) override {
     std::shared_ptr<DbState> state = Watch(db);
     ReadSomeFilterSizes(db, *state);
@@ -351,10 +356,16 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
 std::shared_ptr<ColumnFamilyState> WatchedColumnFamily(
     ROCKSDB_NAMESPACE::EventListener& listener, DB* db,
     const std::string& name) {
-  auto* ours = dynamic_cast<LevelAwareListener*>(&listener);
+  // RocksDB builds without RTTI: Customizable's checked cast, by name.
+  auto* ours = listener.CheckedCast<LevelAwareListener>();
   if (ours == nullptr) return nullptr;
   std::shared_ptr<DbState> state = ours->Find(db);
   return state == nullptr ? nullptr : state->FindColumnFamily(name);
+}
+
+size_t WatchedDbCount(ROCKSDB_NAMESPACE::EventListener& listener) {
+  auto* ours = listener.CheckedCast<LevelAwareListener>();
+  return ours == nullptr ? 0 : ours->DbCount();
 }
 
 std::unique_ptr<ROCKSDB_NAMESPACE::EventListener> MakeLevelAwareListener() {

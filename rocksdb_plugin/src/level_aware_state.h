@@ -261,6 +261,9 @@ std::shared_ptr<ColumnFamilyState> WatchedColumnFamily(
     ROCKSDB_NAMESPACE::EventListener& listener, ROCKSDB_NAMESPACE::DB* db,
     const std::string& name);
 
+// How many DBs `listener` keeps a state for (0 if it is not ours).
+size_t WatchedDbCount(ROCKSDB_NAMESPACE::EventListener& listener);
+
 // The table the last learning builder on this thread finished, for the
 // listener's OnTableFileCreated on the same thread.
 void SetBuiltTable(std::shared_ptr<TableRecord> record);

@@ -1,0 +1,247 @@
+// sstfilter.LevelAwareListener in real databases: turned on by name from
+// an options string and kept by the OPTIONS file; each DB it watches has
+// its own state, which goes with the DB (a DB opened after another starts
+// from the model, open/close cycles keep nothing); each column family keeps
+// its own optimize_filters_for_hits; the LOG says when it watches and when
+// LevelAware has no listener; closing a DB while another learns loses no
+// key.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "level_aware_state.h"
+#include "rocksdb/convenience.h"
+#include "rocksdb_db_support.h"
+
+namespace sstfilter::test_support {
+namespace {
+
+using rocksdb_plugin::ColumnFamilyState;
+
+constexpr char kListener[] = "sstfilter.LevelAwareListener";
+
+rdb::ConfigOptions StrictConfig() {
+  rdb::ConfigOptions config;
+  config.ignore_unknown_options = false;
+  config.ignore_unsupported_options = false;
+  return config;
+}
+
+// CompactingOptions with `policy` and the listener from an options string.
+rdb::Options ListenedOptions(const std::string& policy) {
+  DbConfig config;
+  config.policy = policy;
+  rdb::Options options = CompactingOptions(config, /*dynamic_layout=*/true);
+  rdb::DBOptions db_options;
+  const rdb::Status s = rdb::GetDBOptionsFromString(
+      StrictConfig(), options, std::string("listeners={") + kListener + "}",
+      &db_options);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return rdb::Options(db_options, options);
+}
+
+std::shared_ptr<ColumnFamilyState> Watched(
+    rdb::DB* db, const std::string& cf = rdb::kDefaultColumnFamilyName) {
+  for (const auto& listener : db->GetDBOptions().listeners) {
+    if (auto state = rocksdb_plugin::WatchedColumnFamily(*listener, db, cf)) {
+      return state;
+    }
+  }
+  return nullptr;
+}
+
+std::string ReadLog(const std::string& dir) {
+  std::ifstream in(dir + "/LOG");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+TEST(RocksdbDbListener, AnOptionsStringTurnsItOnByName) {
+  const rdb::Options options = ListenedOptions("sstfilter.LevelAware:10");
+  ASSERT_EQ(options.listeners.size(), 1u);
+  EXPECT_STREQ(options.listeners[0]->Name(), kListener);
+  EXPECT_EQ(options.listeners[0]->GetId(), kListener);
+}
+
+// RocksDB writes the listener to the OPTIONS file; LoadLatestOptions makes
+// it again, and the DB it opens is watched: its LOG says so once per column
+// family, and it has no line saying the listener is missing.
+TEST(RocksdbDbListener, TheOptionsFileKeepsItAndTheLogSaysItWatches) {
+  TempDir dir;
+  {
+    auto db = Open(ListenedOptions("sstfilter.LevelAware:10"), dir.path());
+    ASSERT_NE(db, nullptr);
+    Put(db.get(), Range(0, 20000));
+    Flush(db.get());
+  }
+  {
+    DbFromOptionsFile reopened;
+    const rdb::Status s =
+        OpenFromOptionsFile(dir.path(), StrictConfig(), &reopened);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_EQ(reopened.db_options.listeners.size(), 1u);
+    EXPECT_STREQ(reopened.db_options.listeners[0]->Name(), kListener);
+    Put(reopened.db.get(), Range(20000, 1000));
+    ASSERT_TRUE(reopened.db->Flush(rdb::FlushOptions()).ok());
+    EXPECT_NE(Watched(reopened.db.get()), nullptr);
+  }
+  const std::string log = ReadLog(dir.path());  // closed: all written
+  EXPECT_EQ(Count(log, std::string(kListener) + " watches this column family"),
+            1u);
+  EXPECT_EQ(Count(log, "no sstfilter.LevelAwareListener"), 0u);
+}
+
+// Without the listener LevelAware says so in the DB's LOG, once per column
+// family, with the line that turns it on.
+TEST(RocksdbDbListener, WithoutItTheLogSaysWhatToAdd) {
+  TempDir dir;
+  DbConfig config;
+  config.policy = "sstfilter.LevelAware:10";
+  {
+    auto db = Open(CompactingOptions(config, true), dir.path());
+    ASSERT_NE(db, nullptr);
+    for (int i = 0; i < 3; ++i) {
+      Put(db.get(), Range(i * 10000, 10000));
+      Flush(db.get());
+    }
+  }
+  const std::string log = ReadLog(dir.path());  // closed: all written
+  EXPECT_EQ(Count(log, "no sstfilter.LevelAwareListener watches"), 1u) << log;
+  EXPECT_EQ(Count(log, "listeners={sstfilter.LevelAwareListener}"), 1u);
+}
+
+// Learns until the bottom level is learned (every Get a hit).
+void Learn(rdb::DB* db, uint64_t keys) {
+  std::string value;
+  for (uint64_t i = 0; i < 400000; ++i) {
+    ASSERT_TRUE(db->Get(rdb::ReadOptions(), Key(i % keys), &value).ok());
+  }
+  Put(db, Range(keys, 2000));  // a build refreshes what was learned
+  Flush(db);
+}
+
+bool AnyLevelLearned(const ColumnFamilyState& cf) {
+  for (bool learned : cf.workload().LearnedLevels()) {
+    if (learned) return true;
+  }
+  return false;
+}
+
+// One Options object (so one listener) for DB after DB, each closed before
+// the next opens (and likely at the same address): the next starts from
+// the model, and the listener keeps the state of at most the DBs open.
+TEST(RocksdbDbListener, ADbOpenedAfterAnotherStartsFromTheModel) {
+  const rdb::Options options = ListenedOptions("sstfilter.LevelAware:10");
+  {
+    TempDir dir;
+    auto db = Open(options, dir.path());
+    ASSERT_NE(db, nullptr);
+    Put(db.get(), Range(0, 50000));
+    rocksdb_compat::WaitForCompactions(db.get()).PermitUncheckedError();
+    Learn(db.get(), 50000);
+    ASSERT_NE(Watched(db.get()), nullptr);
+    EXPECT_TRUE(AnyLevelLearned(*Watched(db.get())));
+  }
+  for (int cycle = 0; cycle < 20; ++cycle) {
+    TempDir dir;
+    auto db = Open(options, dir.path());
+    ASSERT_NE(db, nullptr);
+    Put(db.get(), Range(0, 2000));
+    Flush(db.get());
+    const auto cf = Watched(db.get());
+    ASSERT_NE(cf, nullptr);
+    EXPECT_FALSE(AnyLevelLearned(*cf)) << "cycle " << cycle;
+    EXPECT_EQ(cf->Totals()[0].files, 1) << "cycle " << cycle;
+    EXPECT_LE(rocksdb_plugin::WatchedDbCount(*options.listeners[0]), 1u);
+  }
+}
+
+// Two column families sharing one policy object: only the one with
+// optimize_filters_for_hits loses its bottom filters, and only its state
+// says so.
+TEST(RocksdbDbListener, EachColumnFamilyKeepsItsOwnOptimizeFiltersForHits) {
+  TempDir dir;
+  rdb::Options options = ListenedOptions("sstfilter.LevelAware:10");
+  options.create_missing_column_families = true;
+  rdb::ColumnFamilyOptions for_hits(options);
+  for_hits.optimize_filters_for_hits = true;
+  std::vector<rdb::ColumnFamilyDescriptor> families = {
+      {rdb::kDefaultColumnFamilyName, rdb::ColumnFamilyOptions(options)},
+      {"for_hits", for_hits}};
+  std::vector<rdb::ColumnFamilyHandle*> handles;
+  std::unique_ptr<rdb::DB> db;
+  ASSERT_TRUE(
+      rocksdb_compat::OpenDb(options, dir.path(), families, &handles, &db)
+          .ok());
+  rdb::WriteOptions write;
+  write.disableWAL = true;
+  for (uint64_t i = 0; i < 60000; ++i) {
+    for (auto* handle : handles) {
+      ASSERT_TRUE(db->Put(write, handle, Key(i), Value(i)).ok());
+    }
+  }
+  for (auto* handle : handles) {
+    ASSERT_TRUE(db->Flush(rdb::FlushOptions(), handle).ok());
+    rdb::CompactRangeOptions compact;
+    compact.bottommost_level_compaction =
+        rdb::BottommostLevelCompaction::kForce;
+    ASSERT_TRUE(db->CompactRange(compact, handle, nullptr, nullptr).ok());
+  }
+  const auto plain = Watched(db.get());
+  const auto hits = Watched(db.get(), "for_hits");
+  ASSERT_NE(plain, nullptr);
+  ASSERT_NE(hits, nullptr);
+  EXPECT_FALSE(plain->no_bottom_filters());
+  EXPECT_TRUE(hits->no_bottom_filters());
+  for (auto* handle : handles) db->DestroyColumnFamilyHandle(handle);
+}
+
+// Two DBs share one Options object: one serves Gets (learning) while the
+// other opens and closes again and again; every key is found.
+TEST(RocksdbDbListener, ClosingADbWhileAnotherLearnsLosesNoKey) {
+  const rdb::Options options = ListenedOptions("sstfilter.LevelAware:10");
+  TempDir busy_dir;
+  auto busy = Open(options, busy_dir.path());
+  ASSERT_NE(busy, nullptr);
+  constexpr uint64_t kKeys = 40000;
+  Put(busy.get(), Range(0, kKeys));
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> lost{0};
+  std::thread reader([&] {
+    std::string value;
+    for (uint64_t i = 0; !done.load(); ++i) {
+      if (!busy->Get(rdb::ReadOptions(), Key(i % kKeys), &value).ok()) ++lost;
+      if (i % 5000 == 0) {
+        Put(busy.get(), Range(kKeys + i, 500));  // keeps compacting
+      }
+    }
+  });
+  for (int cycle = 0; cycle < 10; ++cycle) {
+    TempDir dir;
+    auto db = Open(options, dir.path());
+    ASSERT_NE(db, nullptr);
+    Put(db.get(), Range(0, 5000));
+    Flush(db.get());
+  }
+  done = true;
+  reader.join();
+  EXPECT_EQ(lost.load(), 0u);
+  const LookupCounts all = MultiGetAll(busy.get(), Range(0, kKeys));
+  EXPECT_EQ(all.found, kKeys);
+}
+
+}  // namespace
+}  // namespace sstfilter::test_support
