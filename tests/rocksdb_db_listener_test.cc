@@ -123,6 +123,45 @@ TEST(RocksdbDbListener, WithoutItTheLogSaysWhatToAdd) {
   EXPECT_EQ(Count(log, "listeners={sstfilter.LevelAwareListener}"), 1u);
 }
 
+// The listener's tree follows every way files come and go: flushes,
+// RocksDB's compactions (trivial moves too) and CompactFiles, which RocksDB
+// reports no beginning or end of: the entries per level are the DB's own.
+TEST(RocksdbDbListener, TheTreeIsTheDbsOwnAfterFlushesAndCompactions) {
+  TempDir dir;
+  rdb::Options options = ListenedOptions("sstfilter.LevelAware:10");
+  options.disable_auto_compactions = true;
+  auto db = Open(options, dir.path());
+  ASSERT_NE(db, nullptr);
+  for (int i = 0; i < 4; ++i) {
+    Put(db.get(), Range(i * 5000, 5000));
+    Flush(db.get());
+  }
+  ASSERT_TRUE(
+      db->CompactFiles(rdb::CompactionOptions(), FilesAtLevel(db.get(), 0), 3)
+          .ok());
+  Put(db.get(), Range(20000, 5000));
+  Flush(db.get());
+  rdb::CompactRangeOptions compact;
+  compact.bottommost_level_compaction = rdb::BottommostLevelCompaction::kForce;
+  ASSERT_TRUE(db->CompactRange(compact, nullptr, nullptr).ok());
+  Put(db.get(), Range(30000, 1000));
+  Flush(db.get());
+  const auto cf = Watched(db.get());
+  ASSERT_NE(cf, nullptr);
+  const rocksdb_plugin::TreeTotals tree = cf->Totals();
+  rdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  for (const auto& level : meta.levels) {
+    int64_t entries = 0;
+    for (const auto& file : level.files) {
+      entries += static_cast<int64_t>(file.num_entries);
+    }
+    EXPECT_EQ(tree[level.level].files, static_cast<int64_t>(level.files.size()))
+        << "L" << level.level;
+    EXPECT_EQ(tree[level.level].entries, entries) << "L" << level.level;
+  }
+}
+
 // Learns until the bottom level is learned (every Get a hit).
 void Learn(rdb::DB* db, uint64_t keys) {
   std::string value;

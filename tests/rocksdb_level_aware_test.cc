@@ -144,7 +144,7 @@ class WatchedDb {
   WatchedDb() : db_(std::make_shared<DbState>(nullptr, "test")) { Enter(); }
   ~WatchedDb() { rocksdb_plugin::EndJob(); }
   // Builders on this thread build for this DB (each thread must enter).
-  void Enter() const { rocksdb_plugin::BeginJob({db_, "", nullptr}); }
+  void Enter() const { rocksdb_plugin::BeginJob({{db_}, 0, "", nullptr}); }
   ColumnFamilyState& cf(const std::string& name) {
     return *db_->ColumnFamily(name);
   }

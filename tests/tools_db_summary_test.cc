@@ -22,6 +22,7 @@
 #include "db_summary.h"
 #include "inspector.h"
 #include "output_format.h"
+#include "rocksdb/convenience.h"
 #include "rocksdb_db_support.h"
 #include "tools_test_support.h"
 
@@ -625,6 +626,46 @@ TEST(DbSummaryPerFileBits, ALevelsFilesOfOneKindShowTheirRangeOfBitsPerKey) {
   EXPECT_NE(text.find(" bits/key per file"), std::string::npos) << text;
   EXPECT_NE(inspect::FormatDbJson(summary).find("\"max_bits_per_key\""),
             std::string::npos);
+}
+
+// LevelAware needs sstfilter.LevelAwareListener: the summary says whether
+// the newest OPTIONS file names it.
+TEST(DbSummaryListener, SaysWhetherTheOptionsFileNamesTheListener) {
+  for (const bool named : {true, false}) {
+    TempDir dir;
+    {
+      DbConfig config;
+      config.policy = "sstfilter.LevelAware:10";
+      rdb::Options options = MakeOptions(config);
+      if (named) {
+        rdb::DBOptions with;
+        ASSERT_TRUE(rdb::GetDBOptionsFromString(
+                        rdb::ConfigOptions(), options,
+                        "listeners={sstfilter.LevelAwareListener}", &with)
+                        .ok());
+        options = rdb::Options(with, options);
+      }
+      auto db = Open(options, dir.path());
+      ASSERT_NE(db, nullptr);
+      Put(db.get(), Range(0, 1000));
+      Flush(db.get());
+      ASSERT_TRUE(db->Close().ok());
+    }
+    const DbSummary summary = inspect::SummarizeDb(dir.path());
+    ASSERT_TRUE(summary.status.ok()) << summary.status.ToString();
+    const std::string text = inspect::FormatDbText(summary);
+    const std::string json = inspect::FormatDbJson(summary);
+    if (named) {
+      EXPECT_NE(text.find("listener sstfilter.LevelAwareListener: named"),
+                std::string::npos)
+          << text;
+      EXPECT_NE(json.find("\"level_aware_listener\": true"), std::string::npos);
+    } else {
+      EXPECT_NE(text.find("listener none"), std::string::npos) << text;
+      EXPECT_NE(json.find("\"level_aware_listener\": false"),
+                std::string::npos);
+    }
+  }
 }
 
 // What a crash leaves (a 0-byte table) and an unlisted copy of a good one

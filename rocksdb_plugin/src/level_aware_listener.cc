@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -86,7 +87,6 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
     auto found = dbs_.find(db);
     return found == dbs_.end() ? nullptr : found->second.state;
   }
-
   size_t DbCount() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return dbs_.size();
@@ -95,19 +95,15 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
   void OnFlushBegin(DB* db, const FlushJobInfo& /*info*/) override {
     std::shared_ptr<DbState> state = Watch(db);
     ReadSomeFilterSizes(db, *state);
-    BeginJob({state, "", nullptr});
+    BeginJob({{state}, 0, "", nullptr});
   }
   void OnFlushCompleted(DB* db, const FlushJobInfo& info) override {
     EndJob();
     std::shared_ptr<DbState> state = Find(db);
     if (state == nullptr) return;
-    std::shared_ptr<ColumnFamilyState> cf = Watching(*state, info.cf_name);
-    const TableProperties& properties = info.table_properties;
-    cf->AddFile(
-        {info.file_number, 0, static_cast<int64_t>(properties.num_entries),
-         FilterBytesOf(properties), ""},
-        state->TakeCreated(info.file_number));
-    cf->SetFlushEntries(static_cast<int64_t>(properties.num_entries));
+    Watching(*state, info.cf_name)
+        ->SetFlushEntries(
+            static_cast<int64_t>(info.table_properties.num_entries));
   }
 
   // The tables a compaction builds are sized for the tree it leaves.
@@ -119,7 +115,9 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
     for (const auto& input : info.input_file_infos) {
       inputs.push_back(input.file_number);
     }
-    Job job{state, info.cf_name,
+    Job job{{state},
+            info.output_level,
+            info.cf_name,
             std::make_shared<const TreeTotals>(
                 cf->Projected(inputs, info.output_level))};
     {
@@ -129,9 +127,11 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
     }
     BeginJob(std::move(job));
   }
-  // Subcompactions build on threads of their own; RocksDB tells each one
-  // its compaction's job id (unique within a DB) but not its DB: one
-  // running job of that id, column family and output level is its job.
+  // Subcompactions build on threads of their own. RocksDB tells each its
+  // compaction's job id (unique within a DB) but not its DB: one running
+  // job of that id, column family and output level is its job. Else (two
+  // such, or a compaction RocksDB reports no beginning of: CompactFiles)
+  // any DB watched, told apart by the builders' loggers.
   void OnSubcompactionBegin(
       const ROCKSDB_NAMESPACE::SubcompactionJobInfo& info) override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -139,24 +139,29 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
         jobs_.find(JobKey(info.job_id, info.cf_name, info.output_level));
     if (found != jobs_.end() && found->second.size() == 1) {
       BeginJob(found->second.front());
-    } else {
-      EndJob();
+      return;
     }
+    Job job;
+    job.output_level = info.output_level;
+    for (const auto& [db, entry] : dbs_) job.dbs.push_back(entry.state);
+    BeginJob(std::move(job));
   }
   void OnSubcompactionCompleted(
       const ROCKSDB_NAMESPACE::SubcompactionJobInfo& /*info*/) override {
     EndJob();
   }
+  // Inputs leave the tree (they are deleted later, OnTableFileDeleted),
+  // trivial moves change a file's level, and a table written at the bottom
+  // without a filter says RocksDB builds none there.
   void OnCompactionCompleted(DB* db, const CompactionJobInfo& info) override {
     EndJob();
+    ForgetJob(info);
     std::shared_ptr<DbState> state = Find(db);
-    if (state == nullptr) return;
-    ForgetJob(*state, info);
+    if (state == nullptr || !info.status.ok()) return;
     std::shared_ptr<ColumnFamilyState> cf = Watching(*state, info.cf_name);
-    if (!info.status.ok()) return;
-    std::map<uint64_t, int> inputs;  // the level index RocksDB reports
+    std::set<uint64_t> inputs;
     for (const auto& input : info.input_file_infos) {
-      inputs.emplace(input.file_number, input.level);
+      inputs.insert(input.file_number);
     }
     int deepest = 0;
     const TreeTotals before = cf->Totals();
@@ -174,31 +179,44 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
                             : info.table_properties.end();
       if (properties == info.table_properties.end() ||
           properties->second == nullptr) {
-        continue;  // read at the next full read
+        continue;
       }
       const TableProperties& p = *properties->second;
-      cf->AddFile({output.file_number, output.level,
-                   static_cast<int64_t>(p.num_entries), FilterBytesOf(p), ""},
-                  state->TakeCreated(output.file_number));
       if (output.level >= deepest && output.level > 0 && p.num_entries > 0) {
         cf->SawBottomTable(p.filter_size > 0);
       }
     }
-    for (const auto& [number, level] : inputs) cf->RemoveFile(number);
+    for (uint64_t number : inputs) cf->RemoveFile(number);
   }
 
-  // On the thread that built it, right after the file is written: the
-  // record of the table LevelAware just finished, kept until its job
-  // completes and the file joins the tree.
+  // Every table file joins the tree when RocksDB reports it written, on the
+  // thread that built it (so CompactFiles's too, whose compactions RocksDB
+  // reports no beginning or end of), with its own properties and, if
+  // LevelAware learns from it, its record.
   void OnTableFileCreated(
       const ROCKSDB_NAMESPACE::TableFileCreationInfo& info) override {
     std::shared_ptr<TableRecord> record = TakeBuiltTable();
-    if (record == nullptr || !info.status.ok()) return;
-    std::shared_ptr<DbState> state = FindByName(info.db_name);
     const uint64_t number = FileNumberOf(info.file_path);
-    if (state != nullptr && number != 0) {
-      state->AddCreated(number, std::move(record));
+    if (!info.status.ok() || number == 0) return;
+    std::shared_ptr<DbState> state = FindByName(info.db_name);
+    if (state == nullptr) return;  // not watched yet: the first read lists it
+    int level = -1;
+    if (info.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush) {
+      level = 0;
+    } else if (info.reason ==
+               ROCKSDB_NAMESPACE::TableFileCreationReason::kCompaction) {
+      level = JobOutputLevel();
     }
+    if (level < 0) {
+      Reread(info.db_name);
+      return;
+    }
+    std::shared_ptr<ColumnFamilyState> cf = state->ColumnFamily(info.cf_name);
+    if (record != nullptr && !record->Of(cf.get())) record = nullptr;
+    const TableProperties& p = info.table_properties;
+    cf->AddFile({number, level, static_cast<int64_t>(p.num_entries),
+                 FilterBytesOf(p), ""},
+                std::move(record));
   }
   void OnTableFileDeleted(
       const ROCKSDB_NAMESPACE::TableFileDeletionInfo& info) override {
@@ -211,9 +229,7 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
   // again.
   void OnExternalFileIngested(
       DB* db, const ROCKSDB_NAMESPACE::ExternalFileIngestionInfo&) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto found = dbs_.find(db);
-    if (found != dbs_.end()) found->second.reread = true;
+    Reread(db->GetName());
   }
 
  private:
@@ -226,48 +242,45 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
   }
 
   // The DB's state: made, with one full read of its files, the first
-  // time the listener sees the DB (or another DB at its address).
+  // time the listener sees the DB (or another DB at its address), or read
+  // again when a file joined it at no known level.
   std::shared_ptr<DbState> Watch(DB* db) {
     std::string session_id;
     db->GetDbSessionId(session_id).PermitUncheckedError();
     std::unique_lock<std::mutex> lock(mutex_);
+    Sweep();
     auto found = dbs_.find(db);
-    if (found != dbs_.end() &&
-        found->second.state->session_id() == session_id &&
-        !found->second.reread) {
-      return found->second.state;
-    }
-    const bool reread =
+    const bool same =
         found != dbs_.end() && found->second.state->session_id() == session_id;
-    lock.unlock();
-    std::shared_ptr<DbState> state;
+    if (same && !found->second.reread) return found->second.state;
     Entry entry;
-    if (reread) {
-      state = found->second.state;
+    if (same) {
+      entry = found->second;
+      entry.reread = false;
     } else {
       const ROCKSDB_NAMESPACE::DBOptions options = db->GetDBOptions();
-      state = std::make_shared<DbState>(options.info_log.get(), session_id);
+      entry.state =
+          std::make_shared<DbState>(options.info_log.get(), session_id);
       entry.logger = options.info_log;
+      entry.db_name = db->GetName();
     }
-    ReadTree(db, *state);
-    lock.lock();
-    Sweep();
-    found = dbs_.find(db);
-    if (reread && found != dbs_.end()) {
-      found->second.reread = false;
-      return found->second.state;
-    }
-    entry.state = state;
-    entry.db_name = db->GetName();
-    dbs_[db] = std::move(entry);
-    return state;
+    dbs_[db] = entry;
+    lock.unlock();
+    ReadTree(db, *entry.state);
+    return entry.state;
   }
-  std::shared_ptr<DbState> FindByName(const std::string& db_name) {
+  std::shared_ptr<DbState> FindByName(const std::string& db_name) const {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& [db, entry] : dbs_) {
       if (entry.db_name == db_name) return entry.state;
     }
     return nullptr;
+  }
+  void Reread(const std::string& db_name) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [db, entry] : dbs_) {
+      if (entry.db_name == db_name) entry.reread = true;
+    }
   }
   // Drops the DBs that are gone (needs mutex_).
   void Sweep() {
@@ -276,7 +289,7 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
     }
     while (dbs_.size() >= kMaxDbs) dbs_.erase(dbs_.begin());
   }
-  void ForgetJob(const DbState& /*state*/, const CompactionJobInfo& info) {
+  void ForgetJob(const CompactionJobInfo& info) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto found =
         jobs_.find(JobKey(info.job_id, info.cf_name, info.output_level));

@@ -148,7 +148,11 @@ class LevelAwarePolicy : public PolicyBase {
     if (level < 0) return Make(Uniform(), context, level);
     const JobView job = JobColumnFamily(context);
     if (job.column_family == nullptr) {
-      TellNoListener(context);
+      // (A recovery flush at DB::Open comes before any listener callback.)
+      if (context.reason !=
+          ROCKSDB_NAMESPACE::TableFileCreationReason::kRecovery) {
+        TellNoListener(context);
+      }
       return Make(ModelChoice(context, level), context, level);
     }
     ColumnFamilyState& cf = *job.column_family;

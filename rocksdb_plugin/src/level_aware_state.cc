@@ -318,33 +318,26 @@ std::vector<std::shared_ptr<ColumnFamilyState>> DbState::ColumnFamilies()
   return all;
 }
 
-void DbState::AddCreated(uint64_t number, std::shared_ptr<TableRecord> record) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  // A table whose job failed is never taken: bounded all the same.
-  constexpr size_t kMaxCreated = 4096;
-  if (created_.size() >= kMaxCreated) created_.clear();
-  created_[number] = std::move(record);
-}
-
-std::shared_ptr<TableRecord> DbState::TakeCreated(uint64_t number) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto found = created_.find(number);
-  if (found == created_.end()) return nullptr;
-  std::shared_ptr<TableRecord> record = std::move(found->second);
-  created_.erase(found);
-  return record;
-}
-
 void BeginJob(Job job) { current_job = std::move(job); }
 void EndJob() { current_job = Job(); }
+int JobOutputLevel() {
+  return current_job.dbs.empty() ? -1 : current_job.output_level;
+}
 
 JobView JobColumnFamily(
     const ROCKSDB_NAMESPACE::FilterBuildingContext& context) {
   JobView view;
-  const std::shared_ptr<DbState> db = current_job.db.lock();
-  // A job left on this thread by another DB (one that ended without its
-  // completion callback) has another logger, or is gone.
-  if (db == nullptr || db->info_log() != context.info_log) return view;
+  // The job's DB whose logger is the builder's: a job left on this thread
+  // by another DB (one that ended without its completion callback) has
+  // another logger, or is gone.
+  std::shared_ptr<DbState> db;
+  for (const std::weak_ptr<DbState>& candidate : current_job.dbs) {
+    std::shared_ptr<DbState> state = candidate.lock();
+    if (state == nullptr || state->info_log() != context.info_log) continue;
+    if (db != nullptr) return view;  // two DBs share the logger: unknown
+    db = std::move(state);
+  }
+  if (db == nullptr) return view;
   view.column_family = db->ColumnFamily(context.column_family_name);
   if (current_job.tree != nullptr &&
       current_job.column_family == context.column_family_name) {

@@ -67,6 +67,10 @@ class TableRecord final : public ProbeSampler {
   void Record(std::string_view key, bool may_match) const override;
 
   int level() const { return level_.load(std::memory_order_relaxed); }
+  // Whether it is a table of `column_family`.
+  bool Of(const ColumnFamilyState* column_family) const {
+    return column_family_.lock().get() == column_family;
+  }
 
   // What the builder fills in (one thread, before any reader).
   int64_t entries = 0;
@@ -221,29 +225,29 @@ class DbState {
       const std::string& name) const;
   std::vector<std::shared_ptr<ColumnFamilyState>> ColumnFamilies() const;
 
-  // Tables built and reported created (OnTableFileCreated) whose job has
-  // not completed yet, by file number.
-  void AddCreated(uint64_t number, std::shared_ptr<TableRecord> record);
-  std::shared_ptr<TableRecord> TakeCreated(uint64_t number);
-
  private:
   ROCKSDB_NAMESPACE::Logger* const info_log_;
   const std::string session_id_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<ColumnFamilyState>> column_families_;
-  std::unordered_map<uint64_t, std::shared_ptr<TableRecord>> created_;
 };
 
-// The job that builds tables on this thread: its DB and, for a
-// compaction, its column family and the tree it leaves (its inputs'
-// entries at its output level, their filters gone).
+// The job that builds tables on this thread: the DBs it may be of (one,
+// but for a compaction whose DB RocksDB does not say, CompactFiles's: then
+// every DB the listener watches, told apart by the builder's logger), its
+// output level, and, for a compaction whose inputs are known, its column
+// family and the tree it leaves (its inputs' entries at its output level,
+// their filters gone).
 struct Job {
-  std::weak_ptr<DbState> db;
-  std::string column_family;  // empty for a flush
+  std::vector<std::weak_ptr<DbState>> dbs;
+  int output_level = 0;
+  std::string column_family;
   std::shared_ptr<const TreeTotals> tree;
 };
 void BeginJob(Job job);
 void EndJob();
+// The output level of the job on this thread, or -1 if none runs here.
+int JobOutputLevel();
 
 // What a builder sees of its job: its column family and the tree to
 // build for. Null column family: no job of a watched DB runs here for

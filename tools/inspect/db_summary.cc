@@ -227,16 +227,29 @@ std::string PolicyLine(const ConfiguredPolicy& policy) {
            "counted as read\n";
   }
   if (policy.id.empty()) return "  filter policy none: no filter is read\n";
-  return "  filter policy " + policy.id + ": reads blocks under \"" +
-         policy.compatibility_name + "\"" +
-         (policy.sstfilter ? "" : ", sstfilter's as may-match") + "\n";
+  std::string line =
+      "  filter policy " + policy.id + ": reads blocks under \"" +
+      policy.compatibility_name + "\"" +
+      (policy.sstfilter ? "" : ", sstfilter's as may-match") + "\n";
+  if (policy.id.rfind("sstfilter.LevelAware", 0) == 0) {
+    line += policy.level_aware_listener
+                ? "  listener sstfilter.LevelAwareListener: named in the "
+                  "newest OPTIONS file\n"
+                : "  listener none: the newest OPTIONS file names no "
+                  "sstfilter.LevelAwareListener, so LevelAware assumes levels "
+                  "T apart and learns nothing (add "
+                  "listeners={sstfilter.LevelAwareListener} to DBOptions)\n";
+  }
+  return line;
 }
 
 std::string JsonPolicy(const ConfiguredPolicy& policy) {
   return std::string("{\"known\": ") + (policy.known ? "true" : "false") +
          ", \"id\": " + JsonString(policy.id) +
          ", \"compatibility_name\": " + JsonString(policy.compatibility_name) +
-         ", \"sstfilter\": " + (policy.sstfilter ? "true" : "false") + "}";
+         ", \"sstfilter\": " + (policy.sstfilter ? "true" : "false") +
+         ", \"level_aware_listener\": " +
+         (policy.level_aware_listener ? "true" : "false") + "}";
 }
 
 std::string JsonUnfiltered(const std::string& why) {
@@ -270,9 +283,17 @@ Status ListLiveFiles(const std::string& dir, std::vector<LiveFile>* files) {
   bool from_file = false;
   rdb::Status s = LoadOptions(dir, &db_options, &families, &from_file);
   if (!s.ok()) return ManifestError(s);
+  bool listener = false;
+  for (const auto& named : db_options.listeners) {
+    listener =
+        listener || (named != nullptr && std::string_view(named->Name()) ==
+                                             "sstfilter.LevelAwareListener");
+  }
   std::map<std::string, ConfiguredPolicy> policies;
   for (const rdb::ColumnFamilyDescriptor& family : families) {
-    if (from_file) policies[family.name] = PolicyOf(family.options);
+    if (!from_file) continue;
+    policies[family.name] = PolicyOf(family.options);
+    policies[family.name].level_aware_listener = listener;
   }
   // Only the MANIFEST is wanted: open as few tables as RocksDB allows
   // (max_open_files at its minimum preloads a few), read none of their

@@ -35,6 +35,9 @@ struct ConfiguredPolicy {
   std::string id;                  // FilterPolicy::GetId(), "" for no policy
   std::string compatibility_name;  // "" for no policy
   bool sstfilter = false;          // one of ours ("sstfilter." Name())
+  // The OPTIONS file names sstfilter.LevelAwareListener (a DB option: the
+  // same for every column family), which sstfilter.LevelAware needs.
+  bool level_aware_listener = false;
 };
 
 // A table file the MANIFEST lists.
