@@ -157,8 +157,14 @@ class LevelAwarePolicy : public PolicyBase {
     }
     ColumnFamilyState& cf = *job.column_family;
     if (settings_.learn) cf.workload().MaybeRefresh();
-    const FilterChoice choice = ChoiceFor(cf, job.tree, level);
-    if (!settings_.learn) return Make(choice, context, level);
+    const FilterChoice choice = ChoiceFor(cf, job.tree, job.complete, level);
+    // The keys a table of the level holds, about (RocksDB sizes Ribbon by
+    // them).
+    const LevelTotals& at = job.tree[level];
+    const int64_t table_keys = level == 0
+                                   ? cf.flush_entries()
+                                   : (at.files > 0 ? at.entries / at.files : 0);
+    if (!settings_.learn) return Make(choice, context, level, table_keys);
     TableBuild build;
     build.column_family = job.column_family;
     build.level = level;
@@ -167,9 +173,10 @@ class LevelAwarePolicy : public PolicyBase {
     build.span_buckets =
         static_cast<int>((LevelWorkload::kBuckets + files - 1) / files);
     // The builder outlives this call, the context does not.
-    build.make = [this, context, level](const FilterChoice& c, bool* ours) {
+    build.make = [this, context, level, table_keys](const FilterChoice& c,
+                                                    bool* ours) {
       *ours = !IsRocksdbKind(c.kind);
-      return Make(c, context, level);
+      return Make(c, context, level, table_keys);
     };
     const LevelWorkload* workload = &cf.workload();
     const KindModel* kind = KindOf(choice.kind);
@@ -239,13 +246,15 @@ class LevelAwarePolicy : public PolicyBase {
                : std::clamp(level, 0, kMaxTreeLevels - 1);
   }
 
+  // A builder of `choice` for a table of about `table_keys` keys (0:
+  // unknown).
   FilterBitsBuilder* Make(const FilterChoice& choice,
-                          const FilterBuildingContext& context,
-                          int level) const {
+                          const FilterBuildingContext& context, int level,
+                          int64_t table_keys = 0) const {
     if (IsRocksdbKind(choice.kind)) {
       // RocksDB's own builder: its cache charging, its
       // optimize_filters_for_memory, and Ribbon's fallback to Bloom.
-      return RocksdbPolicyFor(choice)->GetBuilderWithContext(context);
+      return RocksdbBuilder(choice, context, table_keys);
     }
     BuilderConfig config = BaseConfig(context);
     config.kind = choice.kind == LevelFilterKind::kCuckoo
@@ -261,6 +270,39 @@ class LevelAwarePolicy : public PolicyBase {
           &memory_balances_[level < 0 ? kMaxTreeLevels : level];
     }
     return NewBitsBuilder(config);
+  }
+
+  // RocksDB's builder of `choice`. Ribbon's overhead per key depends on
+  // the number of keys (its curve is sampled at 2^20; at 10^4-10^5 keys a
+  // filter of the same FPR target takes about 1.5% fewer bits): for a table
+  // of `table_keys` keys the policy's Bloom-equivalent bits/key are scaled
+  // (to 1/100 bit) so that the filter takes the bits/key the allocation
+  // gave it.
+  static FilterBitsBuilder* RocksdbBuilder(const FilterChoice& choice,
+                                           const FilterBuildingContext& context,
+                                           int64_t table_keys) {
+    FilterBitsBuilder* builder =
+        RocksdbPolicyFor(choice)->GetBuilderWithContext(context);
+    constexpr int64_t kFewestKeys = 1000;
+    if (choice.kind != LevelFilterKind::kRibbon || builder == nullptr ||
+        table_keys < kFewestKeys || !(choice.bits_per_key > 0)) {
+      return builder;
+    }
+    const size_t keys = static_cast<size_t>(table_keys);
+    const double bits =
+        static_cast<double>(
+            rocksdb_compat::BuiltinCalculateSpace(builder, keys)) *
+        8 / static_cast<double>(keys);
+    if (!(bits > 0) || std::abs(bits / choice.bits_per_key - 1) < 0.002) {
+      return builder;
+    }
+    FilterChoice sized = choice;
+    sized.rocksdb_millibits =
+        std::llround(static_cast<double>(choice.rocksdb_millibits) *
+                     choice.bits_per_key / bits / 10) *
+        10;
+    delete builder;
+    return RocksdbPolicyFor(sized)->GetBuilderWithContext(context);
   }
 
   // Without the listener: one line in the DB's LOG per column family (and
@@ -447,15 +489,18 @@ class LevelAwarePolicy : public PolicyBase {
     return moved > kSharesMoved;
   }
 
+  // `complete`: the totals leave out what the job replaces, so the live
+  // filters can correct the budget.
   FilterChoice ChoiceFor(ColumnFamilyState& cf, const TreeTotals& totals,
-                         int level) const {
+                         bool complete, int level) const {
     const bool no_bottom = cf.no_bottom_filters();
     Tree tree = TreeOf(totals, cf.flush_entries(), no_bottom);
     if (tree.levels.empty()) return Uniform();  // one level so far
     const std::shared_ptr<CachedAllocation> cached = cf.AllocationFor(GetId());
     const LevelWorkload& workload = cf.workload();
     std::lock_guard<std::mutex> lock(cached->mutex);
-    const double budget = Budget(totals, tree);
+    const double budget =
+        complete ? Budget(totals, tree) : settings_.BitsPerKey();
     if (SharesMoved(tree, *cached) || no_bottom != cached->no_bottom_filters ||
         workload.version() != cached->workload_version ||
         std::abs(budget - cached->budget) >

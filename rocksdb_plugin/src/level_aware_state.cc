@@ -342,8 +342,11 @@ JobView JobColumnFamily(
   if (current_job.tree != nullptr &&
       current_job.column_family == context.column_family_name) {
     view.tree = *current_job.tree;
+    view.complete = true;
   } else {
     view.tree = view.column_family->Totals();
+    view.complete =
+        context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush;
   }
   return view;
 }

@@ -255,6 +255,10 @@ int JobOutputLevel();
 struct JobView {
   std::shared_ptr<ColumnFamilyState> column_family;
   TreeTotals tree{};
+  // Whether `tree` leaves out what the job replaces (a flush replaces
+  // nothing; a compaction whose inputs RocksDB did not report, CompactFiles's,
+  // still counts its inputs' filters).
+  bool complete = false;
 };
 JobView JobColumnFamily(
     const ROCKSDB_NAMESPACE::FilterBuildingContext& context);

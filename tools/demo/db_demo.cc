@@ -98,15 +98,37 @@ rdb::Status MakeOptions(const std::string& policy, rdb::Options* options) {
       rdb::ConfigOptions(), policy, &table.filter_policy);
   table.block_cache = rdb::NewLRUCache(8 << 20);  // RocksDB's default size
   options->table_factory.reset(rdb::NewBlockBasedTableFactory(table));
+  // What LevelAware needs to see the tree (harmless to the other policies):
+  // listeners={sstfilter.LevelAwareListener} in an options string.
+  if (s.ok()) {
+    rdb::DBOptions with_listener;
+    s = rdb::GetDBOptionsFromString(rdb::ConfigOptions(), *options,
+                                    "listeners={sstfilter.LevelAwareListener}",
+                                    &with_listener);
+    if (s.ok()) *options = rdb::Options(with_listener, *options);
+  }
   return s;
 }
 
 // Writes run L3 first, compacts it to L3, then L2, L1, and flushes L0.
+// Then rewrites L3, L2 and L1 in place, as compactions keep rewriting a
+// settled LSM's levels: each table is then built with the whole tree
+// standing, which is what a policy that sizes filters by level (LevelAware)
+// sees in a DB that has run for a while. The other policies build the same
+// filters either way.
 rdb::Status BuildLsm(rdb::DB* db, uint64_t num_keys) {
-  return sstfilter::db_support::BuildLevels(
+  rdb::Status s = sstfilter::db_support::BuildLevels(
       db, num_keys, kLevels, LevelOf,
       [](uint64_t i, rdb::WriteBatch* batch) { batch->Put(Key(i), Value(i)); },
       4 << 20);
+  for (int level = kLevels - 1; level >= 1 && s.ok(); --level) {
+    rdb::CompactionOptions compaction;
+    compaction.compression = rdb::kSnappyCompression;
+    compaction.output_file_size_limit = 4 << 20;
+    s = db->CompactFiles(compaction,
+                         sstfilter::db_support::FilesAtLevel(db, level), level);
+  }
+  return s;
 }
 
 struct Row {
@@ -343,8 +365,7 @@ void PrintTable(const Args& args, const std::vector<Row>& rows) {
         100 * r.measured_fpr,
         ratio(r.measured_fpr, bloom, &Row::measured_fpr).c_str(),
         ratio(r.measured_fpr, ribbon, &Row::measured_fpr).c_str(),
-        100 * r.estimated_fpr,
-        WithThousands(r.reads_avoided).c_str(),
+        100 * r.estimated_fpr, WithThousands(r.reads_avoided).c_str(),
         WithThousands(r.filter_checks).c_str(),
         WithThousands(static_cast<uint64_t>(r.absent_get_per_s)).c_str(),
         WithThousands(static_cast<uint64_t>(r.absent_multiget_per_s)).c_str(),
