@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -548,6 +549,14 @@ TEST(LevelAwarePolicy, IdIsCanonicalAndRecreatesThePolicy) {
       {"sstfilter.LevelAware:10:learn=true", "sstfilter.LevelAware:10:10"},
       {"sstfilter.LevelAware:10:4:portable:learn=false:hits=0.99",
        "sstfilter.LevelAware:10:4:portable:hits=0.99:learn=false"},
+      {"sstfilter.LevelAware:10:memory_limit=512M",
+       "sstfilter.LevelAware:10:10:memory_limit=512M"},
+      {"sstfilter.LevelAware:10:memory_limit=1024m",
+       "sstfilter.LevelAware:10:10:memory_limit=1G"},
+      {"sstfilter.LevelAware:10:memory_limit=1000",
+       "sstfilter.LevelAware:10:10:memory_limit=1000"},
+      {"sstfilter.LevelAware:8:memory_limit=3k:learn=false",
+       "sstfilter.LevelAware:8:10:learn=false:memory_limit=3K"},
   };
   for (const auto& c : cases) {
     const auto policy = MustMake(c.value);
@@ -585,6 +594,12 @@ TEST(LevelAwarePolicy, BadValuesAreInvalidArgumentSayingWhy) {
       {"sstfilter.LevelAware:10:learn=yes", "learn"},
       {"sstfilter.LevelAware:10:speed=fast", "unknown field"},
       {"sstfilter.LevelAware:10:hits=0.9:10", "follows a named field"},
+      {"sstfilter.LevelAware:10:memory_limit=0", "memory_limit"},
+      {"sstfilter.LevelAware:10:memory_limit=-1G", "memory_limit"},
+      {"sstfilter.LevelAware:10:memory_limit=12X", "memory_limit"},
+      {"sstfilter.LevelAware:10:memory_limit=", "memory_limit"},
+      {"sstfilter.LevelAware:10:memory_limit=1.5G", "memory_limit"},
+      {"sstfilter.LevelAware:10:memory_limit=99999999999999T", "memory_limit"},
   };
   for (const auto& c : bad) {
     std::shared_ptr<const rdb::FilterPolicy> policy;
@@ -876,6 +891,95 @@ TEST(LevelAwarePolicy, NewTablesMakeUpForWhatTheLiveFiltersTake) {
     EXPECT_GT(bits, 1.1 * model_bits);
     EXPECT_LT(bits, 1.2 * model_bits);
   }
+}
+
+// A memory limit: what the tables built get, at most the average asked.
+// Where the limit leaves about 5 bits/key on a tree of 10^7 entries, the
+// filters built take that; where it leaves about 0.5, the least probed
+// levels (the bottom, for absent keys the least probed per entry) get no
+// filter, the rest at least 1.5 bits/key.
+TEST(LevelAwarePolicy, AMemoryLimitBoundsTheTreesFilters) {
+  const std::vector<int> levels = {3, 2, 1, 0};
+  auto bits_for = [&](const std::string& id) {
+    const auto policy = MustMake(id);
+    WatchedDb db;
+    db.SetTShapedTree("", 1, 3);
+    db.EnterCompaction("");
+    std::vector<double> bits;
+    for (int level : levels) {
+      Context c = level == 0 ? FlushContext() : Compaction(level, level == 3);
+      rdb::BlockBasedTableOptions table;
+      rdb::FilterBuildingContext context(table);
+      context.level_at_creation = c.level;
+      context.is_bottommost = c.bottommost;
+      context.reason = c.reason;
+      context.compaction_style = c.style;
+      context.num_levels = c.num_levels;
+      std::unique_ptr<rdb::FilterBitsBuilder> builder(
+          policy->GetBuilderWithContext(context));
+      bits.push_back(builder == nullptr ? 0 : Build(*policy, c).bits_per_key);
+    }
+    return bits;
+  };
+  // 10^7 entries at 5 bits/key: 6.25 MB.
+  const std::vector<double> unlimited = bits_for("sstfilter.LevelAware:10");
+  const std::vector<double> five =
+      bits_for("sstfilter.LevelAware:10:memory_limit=6250000");
+  const std::vector<double> loose =
+      bits_for("sstfilter.LevelAware:10:memory_limit=1T");
+  double memory = 0, unlimited_memory = 0;
+  for (size_t i = 0; i < levels.size(); ++i) {
+    memory += LevelShare(10, 4, static_cast<uint32_t>(i)) * five[i];
+    unlimited_memory +=
+        LevelShare(10, 4, static_cast<uint32_t>(i)) * unlimited[i];
+    EXPECT_NEAR(loose[i], unlimited[i], 0.01 * unlimited[i]) << "level " << i;
+  }
+  EXPECT_NEAR(memory, 5, 0.25);
+  EXPECT_NEAR(unlimited_memory, 10, 0.25);
+  const std::vector<double> starved =
+      bits_for("sstfilter.LevelAware:10:memory_limit=625000");
+  EXPECT_EQ(starved[0], 0) << "the bottom gets no filter";
+  for (size_t i = 1; i < levels.size(); ++i) {
+    EXPECT_GE(starved[i], 1.5) << "level " << i;
+  }
+}
+
+// Column families that share a policy object share its memory limit, and
+// the one whose filters are probed more gets more of it: learned from
+// their readers, ten times as many probes at one as at the other.
+TEST(LevelAwarePolicy, AMemoryLimitGoesWhereTheProbesAre) {
+  // Two trees of 10^7 entries at 5 bits/key on average: 12.5 MB.
+  const auto policy = MustMake("sstfilter.LevelAware:10:memory_limit=12500000");
+  WatchedDb db;
+  const auto busy_keys = Keys("busy", 20000);
+  const auto quiet_keys = Keys("quiet", 20000);
+  std::vector<BuiltFilter> busy = BuildTree(*policy, db, "busy", busy_keys);
+  std::vector<BuiltFilter> quiet = BuildTree(*policy, db, "quiet", quiet_keys);
+  const auto absent = Keys("absent", 20000);
+  for (int round = 0; round < 3; ++round) {
+    for (size_t level = 0; level < busy.size(); ++level) {
+      std::unique_ptr<rdb::FilterBitsReader> b(
+          policy->GetFilterBitsReader(busy[level].bytes));
+      std::unique_ptr<rdb::FilterBitsReader> q(
+          policy->GetFilterBitsReader(quiet[level].bytes));
+      Probe(*b, absent, kLearningProbes / 3, false);
+      Probe(*q, absent, kLearningProbes / 30, false);
+    }
+    // (A second passes between the rounds: the probe rates are per second.)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    busy = BuildTree(*policy, db, "busy", busy_keys);
+    quiet = BuildTree(*policy, db, "quiet", quiet_keys);
+  }
+  double busy_bits = 0, quiet_bits = 0;
+  for (size_t level = 0; level < busy.size(); ++level) {
+    const double share = LevelShare(10, 4, static_cast<uint32_t>(level));
+    busy_bits += share * BitsPerKey(busy[level], busy_keys);
+    quiet_bits += share * BitsPerKey(quiet[level], quiet_keys);
+  }
+  std::printf("[ busy %.2f bits/key, quiet %.2f ]\n", busy_bits, quiet_bits);
+  EXPECT_GT(busy_bits, quiet_bits + 1);
+  EXPECT_NEAR((busy_bits + quiet_bits) / 2, 5, 0.5);
+  EXPECT_EQ(FalseNegatives(*policy, busy, busy_keys), 0u);
 }
 
 // learn=false: readers are RocksDB's or ours as for any policy, and

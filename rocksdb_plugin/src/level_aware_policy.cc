@@ -1,33 +1,19 @@
 // sstfilter.LevelAware: per-level bits/key and filter kind (Monkey over the
-// kinds of one of three choices; the allocation and its cost model are
-// sstfilter/level_allocation.h, the choices level_cost_model.h, what is
-// learned of the workload sstfilter/workload.h). Levels that get RocksDB's
-// FastLocalBloom or Ribbon are built by RocksDB's own policy of that size
-// (RocksdbPolicyFor). The way a policy reads FilterBuildingContext follows
-// RocksDB's own examples: RibbonFilterPolicy (filter_policy.cc) and
+// kinds of one of three choices; what it allocates from, and how, is
+// level_aware_allocation.h). Levels that get RocksDB's FastLocalBloom or
+// Ribbon are built by RocksDB's own policy of that size (RocksdbPolicyFor).
+// The way a policy reads FilterBuildingContext follows RocksDB's own
+// examples: RibbonFilterPolicy (filter_policy.cc) and
 // LevelAndStyleCustomFilterPolicy (db/db_bloom_filter_test.cc).
 //
-// The tree, per column family: with sstfilter.LevelAwareListener, its
-// levels as the tables' own properties give them (level_aware_state.h),
-// for a compaction the tree it leaves; L0's share is one flush. Without
-// the listener the policy knows no DB: it assumes levels growing by the
-// size ratio T down to the bottom of the context (the table's own level if
-// it is bottommost, else num_levels - 1, where the dynamic layout keeps
-// it), learns nothing, and says so once in the DB's LOG.
-//
-// The workload: absent-key probes per level from the readers' samples
-// once every level has had some (learn=true, the default, with the
-// listener), else the model with the hit fraction `hits` (default 0: every
-// lookup absent).
-//
-// The memory: the listener's filter bytes per level show what the live
-// filters take (after rounding, RocksDB sizing Ribbon by key count, and
-// tables built for the tree as it was); new tables correct for it
-// (Budget).
+// With sstfilter.LevelAwareListener the builder finds its column family
+// through the job on its thread (level_aware_state.h) and, with learning
+// on, builds through a learning builder whose tables its readers sample
+// (level_aware_builder.h). Without the listener the policy knows no DB: it
+// uses its model and says so once per column family in the DB's LOG.
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -40,6 +26,7 @@
 
 #include "filter_bits.h"
 #include "id_grammar.h"
+#include "level_aware_allocation.h"
 #include "level_aware_builder.h"
 #include "level_aware_state.h"
 #include "level_cost_model.h"
@@ -58,60 +45,65 @@ using ROCKSDB_NAMESPACE::FilterBitsBuilder;
 using ROCKSDB_NAMESPACE::FilterBuildingContext;
 using ROCKSDB_NAMESPACE::FilterPolicy;
 using RocksStatus = ROCKSDB_NAMESPACE::Status;
+using Settings = LevelAwareSettings;
 
-constexpr int64_t kDefaultSizeRatioMillis = 10000;  // RocksDB's default T
-// The allocation is made again when the tree's entry shares have moved by
-// this much (the sum of the changes): a flush or a compaction moves them by
-// a fraction of a percent, and remaking the allocation costs milliseconds.
-constexpr double kSharesMoved = 0.02;
-// A level under this share of the entries may borrow a neighbour's learned
-// density until its own is learned (LearnedProbes): its filters' memory is
-// small, whatever they get.
-constexpr double kSmallLevelShare = 0.05;
-// The budget's correction for what the live filters take (Budget): at most
-// this factor either way, so that a few odd tables cannot swing it; and a
-// new allocation when it moves by half a percent of the average.
-constexpr double kMaxBudgetCorrection = 1.15;
-// New tables replace a fraction of the live ones: they carry the live
-// filters' shortfall (or excess) this many times over, so that it is made
-// up by the time about a third of the data is rewritten.
-constexpr double kBudgetGain = 3;
-constexpr double kBudgetMoved = 0.005;
-
-// LevelAware's parameters, as the id states them.
-struct Settings {
-  int64_t millibits = 10000;
-  int64_t ratio_millis = kDefaultSizeRatioMillis;
-  LevelAwareChoice choice = LevelAwareChoice::kDefault;
-  int64_t hit_millis = 0;  // the expected fraction of lookups that hit, /1000
-  bool learn = true;
-  double BitsPerKey() const { return static_cast<double>(millibits) / 1000; }
-  double SizeRatio() const { return static_cast<double>(ratio_millis) / 1000; }
-  double HitFraction() const { return static_cast<double>(hit_millis) / 1000; }
-};
-
-// A tree as one allocation sees it: RocksDB's levels from the bottom up
-// (L0 last), each with its share of the entries.
-struct Tree {
-  std::vector<int> levels;
-  std::vector<double> shares;
-};
-
-// The slot of `level` in a tree's levels (bottom first, L0 last): a level
-// below L0 takes that of the nearest level of the tree at or below it, or
-// the bottom's.
-size_t SlotOf(const std::vector<int>& levels, int level) {
-  if (level == 0) return levels.size() - 1;
-  size_t slot = 0;
-  for (size_t i = 0; i + 1 < levels.size(); ++i) {
-    if (levels[i] >= level) slot = i;
+// "512M": the largest binary suffix (K, M, G, T) that divides `bytes`.
+std::string FormatBytes(uint64_t bytes) {
+  static const char kSuffixes[] = "KMGT";
+  std::string suffix;
+  for (int i = 3; i >= 0; --i) {
+    const uint64_t unit = uint64_t{1} << (10 * (i + 1));
+    if (bytes >= unit && bytes % unit == 0) {
+      return std::to_string(bytes / unit) + kSuffixes[i];
+    }
   }
-  return slot;
+  return std::to_string(bytes);
+}
+
+// "512M", "1g", "4096": a positive number of bytes with an optional binary
+// suffix (RocksDB's size suffixes, k/m/g/t in either case); false if
+// malformed, zero or past 2^63.
+bool ParseBytes(std::string_view text, uint64_t* bytes) {
+  size_t digits = 0;
+  uint64_t value = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') {
+    if (value > (uint64_t{1} << 62) / 10) return false;
+    value = value * 10 + static_cast<uint64_t>(text[digits] - '0');
+    ++digits;
+  }
+  if (digits == 0 || digits + 1 < text.size()) return false;
+  int shift = 0;
+  if (digits < text.size()) {
+    switch (text[digits]) {
+      case 'k':
+      case 'K':
+        shift = 10;
+        break;
+      case 'm':
+      case 'M':
+        shift = 20;
+        break;
+      case 'g':
+      case 'G':
+        shift = 30;
+        break;
+      case 't':
+      case 'T':
+        shift = 40;
+        break;
+      default:
+        return false;
+    }
+  }
+  if (value == 0 || value > (uint64_t{1} << (62 - shift))) return false;
+  *bytes = value << shift;
+  return true;
 }
 
 class LevelAwarePolicy : public PolicyBase {
  public:
-  explicit LevelAwarePolicy(const Settings& settings) : settings_(settings) {}
+  explicit LevelAwarePolicy(const Settings& settings)
+      : settings_(settings), allocator_(settings) {}
 
   const char* Name() const override { return kLevelAwareName; }
   // Defaults are left out, so that the ids of 0.1 stay canonical.
@@ -126,6 +118,9 @@ class LevelAwarePolicy : public PolicyBase {
       id += ":hits=" + FormatDecimalMillis(settings_.hit_millis);
     }
     if (!settings_.learn) id += ":learn=false";
+    if (settings_.memory_limit_bytes != 0) {
+      id += ":memory_limit=" + FormatBytes(settings_.memory_limit_bytes);
+    }
     return id;
   }
 
@@ -145,7 +140,7 @@ class LevelAwarePolicy : public PolicyBase {
   FilterBitsBuilder* GetBuilderWithContext(
       const FilterBuildingContext& context) const override {
     const int level = TreeLevel(context);
-    if (level < 0) return Make(Uniform(), context, level);
+    if (level < 0) return Make(allocator_.Uniform(), context, level);
     const JobView job = JobColumnFamily(context);
     if (job.column_family == nullptr) {
       // (A recovery flush at DB::Open comes before any listener callback.)
@@ -153,11 +148,19 @@ class LevelAwarePolicy : public PolicyBase {
           ROCKSDB_NAMESPACE::TableFileCreationReason::kRecovery) {
         TellNoListener(context);
       }
-      return Make(ModelChoice(context, level), context, level);
+      return Make(allocator_.ModelChoice(level, context.num_levels,
+                                         context.is_bottommost),
+                  context, level);
     }
     ColumnFamilyState& cf = *job.column_family;
+    cf.SetNumLevels(context.num_levels);
     if (settings_.learn) cf.workload().MaybeRefresh();
-    const FilterChoice choice = ChoiceFor(cf, job.tree, job.complete, level);
+    const FilterChoice choice =
+        allocator_.ChoiceFor(job.column_family, job.tree, job.complete, level);
+    if (IsNoFilter(choice)) {
+      TellNoFilter(context, cf, level);
+      return nullptr;  // RocksDB builds no filter: every key may match
+    }
     // The keys a table of the level holds, about (RocksDB sizes Ribbon by
     // them).
     const LevelTotals& at = job.tree[level];
@@ -169,7 +172,7 @@ class LevelAwarePolicy : public PolicyBase {
     build.column_family = job.column_family;
     build.level = level;
     build.level_choice = choice;
-    const int64_t files = std::max<int64_t>(job.tree[level].files, 1);
+    const int64_t files = std::max<int64_t>(at.files, 1);
     build.span_buckets =
         static_cast<int>((LevelWorkload::kBuckets + files - 1) / files);
     // The builder outlives this call, the context does not.
@@ -179,7 +182,7 @@ class LevelAwarePolicy : public PolicyBase {
       return Make(c, context, level, table_keys);
     };
     const LevelWorkload* workload = &cf.workload();
-    const KindModel* kind = KindOf(choice.kind);
+    const KindModel* kind = allocator_.KindOf(choice.kind);
     if (kind != nullptr && workload->LearnedLevels()[level]) {
       // What the readers saw of this level's key ranges sizes the table.
       const double max_bits =
@@ -204,33 +207,6 @@ class LevelAwarePolicy : public PolicyBase {
   static bool IsRocksdbKind(LevelFilterKind kind) {
     return kind == LevelFilterKind::kFastLocalBloom ||
            kind == LevelFilterKind::kRibbon;
-  }
-
-  // The choice's cost model for one level: its kinds and their curves,
-  // made when a table first needs them (RocksDB's curves are sampled from
-  // its builders once per process), so that making a policy, parsing
-  // options and DB::Open pay nothing for them.
-  const LevelCostModel& OneLevelModel() const {
-    std::call_once(one_level_once_, [this] {
-      one_level_ = CostModelFor(settings_.choice, settings_.BitsPerKey(),
-                                settings_.SizeRatio(), 1);
-      LevelAllocation one;
-      AllocateLevels(one_level_, settings_.BitsPerKey(), settings_.SizeRatio(),
-                     1, &one);
-      uniform_ = one.levels[0];
-    });
-    return one_level_;
-  }
-  const KindModel* KindOf(LevelFilterKind kind) const {
-    for (const KindModel& k : OneLevelModel().kinds) {
-      if (k.kind == kind) return &k;
-    }
-    return nullptr;
-  }
-  // The filter of a one-level tree: tables of no level.
-  const FilterChoice& Uniform() const {
-    OneLevelModel();
-    return uniform_;
   }
 
   // The table's level in a leveled tree (TableLevel, with a flush in L0),
@@ -329,199 +305,24 @@ class LevelAwarePolicy : public PolicyBase {
         kLevelAwareListenerName);
   }
 
-  // Without the listener: the model over levels T apart, from L1 to the
-  // bottom of the context, and L0.
-  FilterChoice ModelChoice(const FilterBuildingContext& context,
-                           int level) const {
-    int bottom = context.num_levels > 1 ? context.num_levels - 1 : 1;
-    if (context.is_bottommost && level > 0) bottom = level;
-    bottom = std::clamp(std::max(bottom, level), 1, kMaxTreeLevels - 1);
-    const uint32_t n = static_cast<uint32_t>(bottom + 1);
-    std::lock_guard<std::mutex> lock(model_mutex_);
-    LevelAllocation& allocation = model_allocations_[n];
-    if (allocation.levels.empty()) {
-      Tree tree;
-      for (uint32_t i = 0; i < n; ++i) {
-        tree.levels.push_back(i + 1 == n ? 0 : bottom - static_cast<int>(i));
-        tree.shares.push_back(LevelShare(settings_.SizeRatio(), n, i));
-      }
-      Allocate(tree, /*workload=*/nullptr, settings_.BitsPerKey(), &allocation);
+  // A memory limit leaves `level` no filter: one line in the DB's LOG per
+  // column family saying so.
+  void TellNoFilter(const FilterBuildingContext& context, ColumnFamilyState& cf,
+                    int level) const {
+    if (context.info_log == nullptr || cf.logged_no_filter.exchange(true)) {
+      return;
     }
-    return level == 0 ? allocation.levels.back()
-                      : allocation.levels[static_cast<size_t>(bottom - level)];
-  }
-
-  // The tree of `totals`: its levels below L0 with entries, and L0 at one
-  // flush; under optimize_filters_for_hits without its bottom level.
-  // Empty: a one-level tree so far.
-  static Tree TreeOf(const TreeTotals& totals, int64_t flush_entries,
-                     bool no_bottom_filters) {
-    Tree tree;
-    for (int level = kMaxTreeLevels - 1; level >= 1; --level) {
-      if (totals[level].entries <= 0) continue;
-      tree.levels.push_back(level);
-      tree.shares.push_back(static_cast<double>(totals[level].entries));
-    }
-    // L0 holds between none and a few flushes, and a settled DB's L0
-    // holds about one: its share is one flush's entries (or what it
-    // holds, before the first flush of the process), so that the memory
-    // of a settled DB is the average asked.
-    tree.levels.push_back(0);
-    tree.shares.push_back(static_cast<double>(std::max<int64_t>(
-        flush_entries > 0 ? flush_entries : totals[0].entries, 1)));
-    if (no_bottom_filters && tree.levels.size() >= 2) {
-      tree.levels.erase(tree.levels.begin());
-      tree.shares.erase(tree.shares.begin());
-    }
-    if (tree.levels.size() < 2) return {};
-    double total = 0;
-    for (double share : tree.shares) total += share;
-    for (double& share : tree.shares) share /= total;
-    return tree;
-  }
-
-  // The allocation of `tree` at `budget` bits/key: absent probes learned
-  // from `workload` (null: the model's).
-  void Allocate(const Tree& tree, const LevelWorkload* workload, double budget,
-                LevelAllocation* out) const {
-    const uint32_t n = static_cast<uint32_t>(tree.levels.size());
-    std::vector<double> probes;
-    if (workload == nullptr || !settings_.learn ||
-        !LearnedProbes(tree, *workload, &probes)) {
-      probes = ModelAbsentProbes(tree.shares, settings_.HitFraction());
-    }
-    std::vector<LevelLoad> loads;
-    for (uint32_t i = 0; i < n; ++i) {
-      loads.push_back({tree.shares[i], probes[i],
-                       LevelBuildWeight(settings_.SizeRatio(), n, i)});
-    }
-    LevelCostModel model = CostModelFor(
-        settings_.choice, settings_.BitsPerKey(), settings_.SizeRatio(), n);
-    // The cap is the asked average's, whatever the budget's correction.
-    model.max_bits_per_key =
-        LevelAllocation::MaxBitsPerKey(settings_.BitsPerKey());
-    // The arguments were checked when the policy was made.
-    AllocateTree(model, budget, loads, out);
-  }
-
-  // The learned absent probes of `tree`'s levels: density times share. A
-  // level not learned yet (L0 between compactions, a level of a file or
-  // two that comes and goes) takes the density of the nearest learned level
-  // above it, or else below, if it holds under kSmallLevelShare of the
-  // entries; false if a larger one is not learned (then the model serves).
-  static bool LearnedProbes(const Tree& tree, const LevelWorkload& workload,
-                            std::vector<double>* probes) {
-    const std::array<bool, kMaxTreeLevels> learned = workload.LearnedLevels();
-    std::array<bool, kMaxTreeLevels> ask{};
-    bool any = false;
-    for (int level : tree.levels) {
-      ask[level] = learned[level];
-      any = any || learned[level];
-    }
-    std::array<double, kMaxTreeLevels> density;
-    if (!any || !workload.Densities(ask, &density)) return false;
-    const size_t n = tree.levels.size();
-    probes->assign(n, 0);
-    double total = 0;
-    for (size_t i = 0; i < n; ++i) {
-      double d = -1;
-      if (learned[tree.levels[i]]) {
-        d = density[tree.levels[i]];
-      } else if (tree.shares[i] < kSmallLevelShare) {
-        // Above is later in the tree's order (L0 last), below earlier.
-        for (size_t j = i + 1; j < n && d < 0; ++j) {
-          if (learned[tree.levels[j]]) d = density[tree.levels[j]];
-        }
-        for (size_t j = i; j-- > 0 && d < 0;) {
-          if (learned[tree.levels[j]]) d = density[tree.levels[j]];
-        }
-      }
-      if (d < 0) return false;
-      (*probes)[i] = d * tree.shares[i];
-      // A Get reaches a level only after every level above it that covers
-      // its key: a level is probed about as often as the one below or more
-      // (less only through gaps in its key range). A small level's samples
-      // that say less are mostly chance, and would starve its filters,
-      // whose memory is small either way.
-      if (i > 0) (*probes)[i] = std::max((*probes)[i], (*probes)[i - 1]);
-      total += (*probes)[i];
-    }
-    return total > 0;
-  }
-
-  // The average bits/key to allocate new tables at, so that the live
-  // filters below L0 take the average asked: the asked average plus
-  // kBudgetGain times what they fall short of it (their bytes and
-  // entries from the tables' own properties, the job's inputs left out),
-  // once they hold a tenth of the tree's entries, within
-  // kMaxBudgetCorrection. New tables correct what the allocation cannot
-  // see: rounding to the kinds' sizes, RocksDB sizing Ribbon by the
-  // table's key count (about 1.5% under the curve at 10^4 keys), and
-  // tables built for the tree as it was when they were built.
-  double Budget(const TreeTotals& totals, const Tree& tree) const {
-    const double asked = settings_.BitsPerKey();
-    int64_t tree_entries = 0, filtered_entries = 0, filter_bytes = 0;
-    for (int level : tree.levels) {
-      if (level == 0) continue;
-      tree_entries += totals[level].entries;
-      filtered_entries += totals[level].filtered_entries;
-      filter_bytes += totals[level].filter_bytes;
-    }
-    if (filtered_entries <= 0 || filtered_entries * 10 < tree_entries) {
-      return asked;
-    }
-    const double live = static_cast<double>(filter_bytes) * 8 /
-                        static_cast<double>(filtered_entries);
-    using Limits = LevelAllocationLimits;
-    const double corrected = asked + kBudgetGain * (asked - live);
-    return std::clamp(std::clamp(corrected, asked / kMaxBudgetCorrection,
-                                 asked * kMaxBudgetCorrection),
-                      Limits::kMinAverageBitsPerKey,
-                      Limits::kMaxAverageBitsPerKey);
-  }
-
-  static bool SharesMoved(const Tree& tree, const CachedAllocation& cached) {
-    if (tree.levels != cached.levels) return true;
-    double moved = 0;
-    for (size_t i = 0; i < tree.shares.size(); ++i) {
-      moved += std::abs(tree.shares[i] - cached.shares[i]);
-    }
-    return moved > kSharesMoved;
-  }
-
-  // `complete`: the totals leave out what the job replaces, so the live
-  // filters can correct the budget.
-  FilterChoice ChoiceFor(ColumnFamilyState& cf, const TreeTotals& totals,
-                         bool complete, int level) const {
-    const bool no_bottom = cf.no_bottom_filters();
-    Tree tree = TreeOf(totals, cf.flush_entries(), no_bottom);
-    if (tree.levels.empty()) return Uniform();  // one level so far
-    const std::shared_ptr<CachedAllocation> cached = cf.AllocationFor(GetId());
-    const LevelWorkload& workload = cf.workload();
-    std::lock_guard<std::mutex> lock(cached->mutex);
-    const double budget =
-        complete ? Budget(totals, tree) : settings_.BitsPerKey();
-    if (SharesMoved(tree, *cached) || no_bottom != cached->no_bottom_filters ||
-        workload.version() != cached->workload_version ||
-        std::abs(budget - cached->budget) >
-            kBudgetMoved * settings_.BitsPerKey()) {
-      Allocate(tree, &workload, budget, &cached->allocation);
-      cached->budget = budget;
-      cached->levels = std::move(tree.levels);
-      cached->shares = std::move(tree.shares);
-      cached->workload_version = workload.version();
-      cached->no_bottom_filters = no_bottom;
-    }
-    return cached->allocation.levels[SlotOf(cached->levels, level)];
+    ROCKSDB_NAMESPACE::Log(
+        ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL, context.info_log,
+        "[%s] %s: the memory limit leaves the least probed levels under "
+        "about %g bits/key, so they get no filter (L%d first); RocksDB reads "
+        "a table without a filter as \"may match\": no key is lost, absent "
+        "Gets read its data blocks",
+        context.column_family_name.c_str(), GetId().c_str(), 1.5, level);
   }
 
   const Settings settings_;
-  mutable std::once_flag one_level_once_;
-  mutable LevelCostModel one_level_;
-  mutable FilterChoice uniform_;
-  // The model's allocations without the listener, by number of levels.
-  mutable std::mutex model_mutex_;
-  mutable std::array<LevelAllocation, kMaxTreeLevels + 1> model_allocations_;
+  const LevelAwareAllocator allocator_;
   // The column families told they have no listener since the last
   // DB::Open (by logger and name: only so as not to say it twice).
   mutable std::mutex told_mutex_;
@@ -529,7 +330,8 @@ class LevelAwarePolicy : public PolicyBase {
   mutable std::array<FprBalance, kMaxTreeLevels + 1> memory_balances_;
 };
 
-// "hits=0.9" or "learn=false" after the positional fields.
+// "hits=0.9", "learn=false" or "memory_limit=512M" after the positional
+// fields.
 RocksStatus ParseNamedField(std::string_view field, Settings* settings) {
   const size_t eq = field.find('=');
   const std::string_view name = field.substr(0, eq);
@@ -553,9 +355,19 @@ RocksStatus ParseNamedField(std::string_view field, Settings* settings) {
     settings->learn = value == "true";
     return RocksStatus::OK();
   }
-  return RocksStatus::InvalidArgument("unknown field \"" + std::string(field) +
-                                      "\"; the named fields are hits=<0..0.999>"
-                                      " and learn=<true|false>");
+  if (name == "memory_limit") {
+    if (!ParseBytes(value, &settings->memory_limit_bytes)) {
+      return RocksStatus::InvalidArgument(
+          "memory_limit \"" + std::string(value) +
+          "\" is not a positive number of bytes, with RocksDB's size "
+          "suffixes: 512M, 2G, 1073741824");
+    }
+    return RocksStatus::OK();
+  }
+  return RocksStatus::InvalidArgument(
+      "unknown field \"" + std::string(field) +
+      "\"; the named fields are hits=<0..0.999>, learn=<true|false> and "
+      "memory_limit=<bytes, e.g. 512M>");
 }
 
 }  // namespace
@@ -564,7 +376,7 @@ RocksStatus NewLevelAware(const std::vector<std::string_view>& fields,
                           std::unique_ptr<const FilterPolicy>* policy) {
   constexpr char kUsage[] =
       "<avg_bits_per_key>[:<size_ratio>][:default|cpu_lean|portable]"
-      "[:hits=<0..0.999>][:learn=<true|false>]";
+      "[:hits=<0..0.999>][:learn=<true|false>][:memory_limit=<bytes>]";
   // The positional fields, then the named ones (name=value).
   size_t positional = 0;
   while (positional < fields.size() &&

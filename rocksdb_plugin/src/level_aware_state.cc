@@ -95,6 +95,7 @@ void TableRecord::Record(std::string_view key, bool may_match) const {
   if (column_family == nullptr) return;
   column_family->workload().RecordSample(level(), key,
                                          may_match ? 0 : absent_weight_);
+  column_family->CountSample();
 }
 
 uint64_t TableFingerprint(std::string_view block) {
@@ -148,6 +149,7 @@ void ColumnFamilyState::Count(const File& file, int sign, TreeTotals* tree) {
   level.files += sign;
   level.entries += sign * file.entries;
   if (file.filter_bytes >= 0) {
+    level.known_entries += sign * file.entries;
     level.filter_bytes += sign * file.filter_bytes;
     if (file.filter_bytes > 0) level.filtered_entries += sign * file.entries;
   }

@@ -101,8 +101,9 @@ struct LevelTotals {
   int64_t files = 0;
   int64_t entries = 0;
   // Of the tables whose filter size is known (all but those listed at the
-  // first read whose properties are not read yet): the entries of those
-  // with a filter and their filters' bytes.
+  // first read whose properties are not read yet): their entries, those of
+  // the ones with a filter, and their filters' bytes.
+  int64_t known_entries = 0;
   int64_t filtered_entries = 0;
   int64_t filter_bytes = 0;
 };
@@ -127,6 +128,8 @@ struct CachedAllocation {
   std::mutex mutex;
   std::vector<int> levels;  // RocksDB's levels, the bottom first, L0 last
   std::vector<double> shares;
+  std::vector<double> probes;    // absent probes per level, relative
+  std::vector<double> at_asked;  // bits/key per level at the average asked
   LevelAllocation allocation;
   uint64_t workload_version = UINT64_MAX;
   bool no_bottom_filters = false;
@@ -160,6 +163,16 @@ class ColumnFamilyState {
   }
   // Changes whenever the tree does.
   uint64_t version() const { return version_.load(std::memory_order_acquire); }
+  // RocksDB's num_levels, as the last table built for it said (0: none
+  // built yet).
+  int num_levels() const { return num_levels_.load(std::memory_order_relaxed); }
+  void SetNumLevels(int num_levels) {
+    num_levels_.store(num_levels, std::memory_order_relaxed);
+  }
+  // Probes sampled from its tables so far (their rate weighs column
+  // families that share a memory limit).
+  uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
+  void CountSample() { samples_.fetch_add(1, std::memory_order_relaxed); }
 
   // The listener's edits. Replace: the whole tree (a full read). AddFile:
   // a new file, with the record of its table if LevelAware learns from
@@ -185,9 +198,10 @@ class ColumnFamilyState {
   // The allocation a policy (by its id) made for this column family.
   std::shared_ptr<CachedAllocation> AllocationFor(const std::string& policy_id);
 
-  // Whether this column family's "no listener" or "listening" line was
-  // logged (once each).
+  // Whether the listener's line for this column family, and the line that
+  // says a memory limit leaves one of its levels no filter, were logged.
   std::atomic<bool> logged{false};
+  std::atomic<bool> logged_no_filter{false};
 
  private:
   struct File {
@@ -205,6 +219,8 @@ class ColumnFamilyState {
   std::atomic<int64_t> flush_entries_{0};
   std::atomic<bool> no_bottom_filters_{false};
   std::atomic<uint64_t> version_{0};
+  std::atomic<uint64_t> samples_{0};
+  std::atomic<int> num_levels_{0};
   mutable std::mutex mutex_;  // guards what follows
   std::unordered_map<uint64_t, File> files_;
   TreeTotals totals_{};
