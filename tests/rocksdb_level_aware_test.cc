@@ -145,7 +145,7 @@ class WatchedDb {
   WatchedDb() : db_(std::make_shared<DbState>(nullptr, "test")) { Enter(); }
   ~WatchedDb() { rocksdb_plugin::EndJob(); }
   // Builders on this thread build for this DB (each thread must enter).
-  void Enter() const { rocksdb_plugin::BeginJob({{db_}, 0, "", nullptr}); }
+  void Enter() const { rocksdb_plugin::BeginJob({{db_}, 0, "", nullptr, 0}); }
   ColumnFamilyState& cf(const std::string& name) {
     return *db_->ColumnFamily(name);
   }
@@ -188,8 +188,8 @@ class WatchedDb {
         {{db_},
          0,
          name,
-         std::make_shared<const rocksdb_plugin::TreeTotals>(
-             cf(name).Totals())});
+         std::make_shared<const rocksdb_plugin::TreeTotals>(cf(name).Totals()),
+         1000000});
   }
   // Every file below L0 gets a filter of `bits_per_key`, as if its size
   // had been read from its properties.

@@ -182,3 +182,8 @@ sstfilter_add_test(rocksdb_db_listener_test
   SOURCES rocksdb_db_listener_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
+# LevelAware's memory_limit in databases RocksDB compacts.
+sstfilter_add_test(rocksdb_db_memory_limit_test
+  SOURCES rocksdb_db_memory_limit_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals
+  LABELS rocksdb)

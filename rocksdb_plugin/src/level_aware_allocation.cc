@@ -53,6 +53,20 @@ size_t SlotOf(const std::vector<int>& levels, int level) {
   return slot;
 }
 
+// How much of the live filters' error in bits (`error_bits`: what they
+// take beyond their due) a job that writes `job_entries` of a tree of
+// `tree_entries` makes up, as bits/key less for its own tables: all of it
+// if the job rewrites a third of the tree or more, else a share
+// kBudgetGain times its share of the tree, so that the error is made up by
+// the time a third of the tree is rewritten, without a large compaction
+// overshooting.
+double Correction(double error_bits, double job_entries, double tree_entries) {
+  if (!(job_entries > 0) || !(tree_entries > 0)) return 0;
+  const double made_up =
+      std::min(1.0, kBudgetGain * job_entries / tree_entries);
+  return made_up * error_bits / job_entries;
+}
+
 }  // namespace
 
 // A tree as one allocation sees it: RocksDB's levels from the bottom up
@@ -249,50 +263,49 @@ FilterChoice LevelAwareAllocator::ModelChoice(int level, int num_levels,
                     : allocation.levels[static_cast<size_t>(bottom - level)];
 }
 
-// The average bits/key to allocate new tables at: the asked average,
-// less kBudgetGain times what the live filters below L0 take beyond what
-// the allocation at the asked average gives their levels (`allocated`,
-// bits/key per level of `levels`; their bytes and entries from the
-// tables' own properties, the job's inputs left out), once they hold a
-// tenth of the tree's entries, within kMaxBudgetCorrection. New tables
-// so make up for what the allocation cannot see: rounding to the kinds'
-// sizes, and tables built for another tree or workload than today's. A
-// level that holds more than it will (the tree not settled) is no error:
-// its filters take what the allocation gives it.
-double LevelAwareAllocator::Budget(const TreeTotals& totals,
+// The average bits/key to allocate a job's tables at: the asked average,
+// corrected (Correction) for what the live filters below L0 other than the
+// job's inputs take beyond what the allocation at the asked average gives
+// their levels (`allocated`, bits/key per level of `levels`; their bytes
+// and entries from the tables' own properties), once they hold a tenth of
+// the tree's entries, within kMaxBudgetCorrection. New tables so make up
+// for what the allocation cannot see: rounding to the kinds' sizes, and
+// tables built for another tree or workload than today's. A level that
+// holds more than it will (the tree not settled) is no error: its filters
+// take what the allocation gives it.
+double LevelAwareAllocator::Budget(const JobView& job,
                                    const std::vector<int>& levels,
                                    const std::vector<double>& allocated) const {
   const double asked = settings_.BitsPerKey();
-  double tree_entries = 0, filtered_entries = 0, excess_bits = 0;
+  double tree_entries = 0, filtered_entries = 0, error_bits = 0;
   for (size_t i = 0; i < levels.size(); ++i) {
-    const LevelTotals& level = totals[levels[i]];
+    const LevelTotals& level = job.tree[levels[i]];
     if (levels[i] == 0) continue;
     tree_entries += static_cast<double>(level.entries);
     filtered_entries += static_cast<double>(level.filtered_entries);
-    excess_bits += static_cast<double>(level.filter_bytes) * 8 -
-                   allocated[i] * static_cast<double>(level.filtered_entries);
+    error_bits += static_cast<double>(level.filter_bytes) * 8 -
+                  allocated[i] * static_cast<double>(level.filtered_entries);
   }
   if (!(filtered_entries > 0) || filtered_entries * 10 < tree_entries) {
     return asked;
   }
-  const double corrected = asked - kBudgetGain * excess_bits / filtered_entries;
+  const double corrected =
+      asked - Correction(error_bits, static_cast<double>(job.job_entries),
+                         tree_entries);
   return std::clamp(corrected, asked / kMaxBudgetCorrection,
                     asked * kMaxBudgetCorrection);
 }
 
-FilterChoice LevelAwareAllocator::ChoiceFor(
-    const std::shared_ptr<ColumnFamilyState>& cf, const TreeTotals& totals,
-    bool complete, int level) const {
-  if (settings_.memory_limit_bytes > 0) {
-    return Limited(cf, totals, complete, level);
-  }
-  return OneColumnFamily(*cf, totals, complete, level);
+FilterChoice LevelAwareAllocator::ChoiceFor(const JobView& job,
+                                            int level) const {
+  if (settings_.memory_limit_bytes > 0) return Limited(job, level);
+  return OneColumnFamily(job, level);
 }
 
-FilterChoice LevelAwareAllocator::OneColumnFamily(ColumnFamilyState& cf,
-                                                  const TreeTotals& totals,
-                                                  bool complete,
+FilterChoice LevelAwareAllocator::OneColumnFamily(const JobView& job,
                                                   int level) const {
+  ColumnFamilyState& cf = *job.column_family;
+  const TreeTotals& totals = job.tree;
   const bool no_bottom = cf.no_bottom_filters();
   Tree tree = Tree::Of(totals, cf.flush_entries(), no_bottom, cf.num_levels(),
                        settings_.SizeRatio(), true);
@@ -328,8 +341,8 @@ FilterChoice LevelAwareAllocator::OneColumnFamily(ColumnFamilyState& cf,
     cached->workload_version = workload.version();
     cached->no_bottom_filters = no_bottom;
   }
-  const double budget = complete
-                            ? Budget(totals, cached->levels, cached->at_asked)
+  const double budget = job.complete
+                            ? Budget(job, cached->levels, cached->at_asked)
                             : settings_.BitsPerKey();
   if (std::abs(budget - cached->budget) >
       kBudgetMoved * settings_.BitsPerKey()) {
@@ -349,9 +362,9 @@ FilterChoice LevelAwareAllocator::OneColumnFamily(ColumnFamilyState& cf,
 // leaves (never more than the average asked), corrected for what the live
 // filters take; levels that would get under kFewestUsefulBitsPerKey get no
 // filter, the least probed per entry first.
-FilterChoice LevelAwareAllocator::Limited(
-    const std::shared_ptr<ColumnFamilyState>& cf, const TreeTotals& totals,
-    bool complete, int level) const {
+FilterChoice LevelAwareAllocator::Limited(const JobView& job, int level) const {
+  const std::shared_ptr<ColumnFamilyState>& cf = job.column_family;
+  const TreeTotals& totals = job.tree;
   std::lock_guard<std::mutex> lock(limit_mutex_);
   bool known = false;
   for (auto it = served_.begin(); it != served_.end();) {
@@ -417,11 +430,18 @@ FilterChoice LevelAwareAllocator::Limited(
       8 * static_cast<double>(settings_.memory_limit_bytes);
   const double average = std::min(asked, limit_bits / entries);
   double budget = average;
-  if (complete) {
-    const double live = 8 * live_bytes + unknown_entries * average;
-    budget =
-        std::clamp(average + kBudgetGain * (average * entries - live) / entries,
-                   0.0, asked * kMaxBudgetCorrection);
+  if (job.complete) {
+    // The job's tables and the others (the job's inputs left out) against
+    // the limit, the others as they are (files whose filter size is not
+    // read yet counted at the average).
+    // (The job's inputs are in the tree's entries, at the output level,
+    // not in its known filters: they are the job's.)
+    const double job_entries = static_cast<double>(job.job_entries);
+    const double others_unknown = std::max(0.0, unknown_entries - job_entries);
+    const double error_bits = 8 * live_bytes + others_unknown * average +
+                              average * job_entries - average * entries;
+    budget = std::clamp(average - Correction(error_bits, job_entries, entries),
+                        0.0, average * kMaxBudgetCorrection);
   }
 
   // Reallocate if any column family's tree, learning or the budget moved.

@@ -55,26 +55,21 @@ class LevelAwareAllocator {
   // num_levels - 1, where the dynamic layout keeps it), and L0.
   FilterChoice ModelChoice(int level, int num_levels, bool bottommost) const;
 
-  // With the listener: the filter of a table of `level` of `cf`, built by
-  // a job for the tree `totals` (`complete`: it leaves out what the job
-  // replaces, so that the live filters correct the memory). Under a memory
-  // limit, allocated jointly over every column family this allocator has
-  // built for (they share the limit), and possibly no filter (IsNoFilter).
-  FilterChoice ChoiceFor(const std::shared_ptr<ColumnFamilyState>& cf,
-                         const TreeTotals& totals, bool complete,
-                         int level) const;
+  // With the listener: the filter of a table of `level` built by `job`
+  // (its column family and tree; where the tree leaves out what the job
+  // replaces, the live filters correct the memory). Under a memory limit,
+  // allocated jointly over every column family this allocator has built
+  // for (they share the limit), and possibly no filter (IsNoFilter).
+  FilterChoice ChoiceFor(const JobView& job, int level) const;
 
  private:
   struct Tree;
   struct Served;
   const LevelCostModel& OneLevelModel() const;
   void Allocate(const Tree& tree, double budget, LevelAllocation* out) const;
-  FilterChoice OneColumnFamily(ColumnFamilyState& cf, const TreeTotals& totals,
-                               bool complete, int level) const;
-  FilterChoice Limited(const std::shared_ptr<ColumnFamilyState>& cf,
-                       const TreeTotals& totals, bool complete,
-                       int level) const;
-  double Budget(const TreeTotals& totals, const std::vector<int>& levels,
+  FilterChoice OneColumnFamily(const JobView& job, int level) const;
+  FilterChoice Limited(const JobView& job, int level) const;
+  double Budget(const JobView& job, const std::vector<int>& levels,
                 const std::vector<double>& allocated) const;
 
   const LevelAwareSettings settings_;

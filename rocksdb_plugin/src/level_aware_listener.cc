@@ -95,7 +95,7 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
   void OnFlushBegin(DB* db, const FlushJobInfo& /*info*/) override {
     std::shared_ptr<DbState> state = Watch(db);
     ReadSomeFilterSizes(db, *state);
-    BeginJob({{state}, 0, "", nullptr});
+    BeginJob({{state}, 0, "", nullptr, 0});
   }
   void OnFlushCompleted(DB* db, const FlushJobInfo& info) override {
     EndJob();
@@ -115,11 +115,14 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
     for (const auto& input : info.input_file_infos) {
       inputs.push_back(input.file_number);
     }
+    int64_t input_entries = 0;
+    auto tree = std::make_shared<const TreeTotals>(
+        cf->Projected(inputs, info.output_level, &input_entries));
     Job job{{state},
             info.output_level,
             info.cf_name,
-            std::make_shared<const TreeTotals>(
-                cf->Projected(inputs, info.output_level))};
+            std::move(tree),
+            input_entries};
     {
       std::lock_guard<std::mutex> lock(mutex_);
       jobs_[JobKey(info.job_id, info.cf_name, info.output_level)].push_back(

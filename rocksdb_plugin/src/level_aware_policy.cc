@@ -155,8 +155,7 @@ class LevelAwarePolicy : public PolicyBase {
     ColumnFamilyState& cf = *job.column_family;
     cf.SetNumLevels(context.num_levels);
     if (settings_.learn) cf.workload().MaybeRefresh();
-    const FilterChoice choice =
-        allocator_.ChoiceFor(job.column_family, job.tree, job.complete, level);
+    const FilterChoice choice = allocator_.ChoiceFor(job, level);
     if (IsNoFilter(choice)) {
       TellNoFilter(context, cf, level);
       return nullptr;  // RocksDB builds no filter: every key may match

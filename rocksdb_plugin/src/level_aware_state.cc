@@ -131,15 +131,18 @@ TreeTotals ColumnFamilyState::Totals() const {
 }
 
 TreeTotals ColumnFamilyState::Projected(const std::vector<uint64_t>& inputs,
-                                        int output_level) const {
+                                        int output_level,
+                                        int64_t* input_entries) const {
   std::lock_guard<std::mutex> lock(mutex_);
   TreeTotals tree = totals_;
+  *input_entries = 0;
   for (uint64_t number : inputs) {
     auto found = files_.find(number);
     if (found == files_.end()) continue;
     const File& file = found->second;
     Count(file, -1, &tree);
     tree[ClampLevel(output_level)].entries += file.entries;
+    *input_entries += file.entries;
   }
   return tree;
 }
@@ -345,10 +348,12 @@ JobView JobColumnFamily(
       current_job.column_family == context.column_family_name) {
     view.tree = *current_job.tree;
     view.complete = true;
+    view.job_entries = current_job.input_entries;
   } else {
     view.tree = view.column_family->Totals();
     view.complete =
         context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush;
+    view.job_entries = view.column_family->flush_entries();
   }
   return view;
 }

@@ -149,8 +149,8 @@ class ColumnFamilyState {
   // The tree a compaction of `inputs` into `output_level` leaves: the
   // inputs' entries at the output level, their filters gone (the job's
   // tables bring their own).
-  TreeTotals Projected(const std::vector<uint64_t>& inputs,
-                       int output_level) const;
+  TreeTotals Projected(const std::vector<uint64_t>& inputs, int output_level,
+                       int64_t* input_entries) const;
   // Entries of the last flush (L0's share in a settled DB).
   int64_t flush_entries() const {
     return flush_entries_.load(std::memory_order_relaxed);
@@ -259,6 +259,7 @@ struct Job {
   int output_level = 0;
   std::string column_family;
   std::shared_ptr<const TreeTotals> tree;
+  int64_t input_entries = 0;  // what the compaction rewrites
 };
 void BeginJob(Job job);
 void EndJob();
@@ -275,6 +276,9 @@ struct JobView {
   // nothing; a compaction whose inputs RocksDB did not report, CompactFiles's,
   // still counts its inputs' filters).
   bool complete = false;
+  // The entries the job writes, about (a compaction's inputs', a flush's
+  // the last flush's), when `complete`.
+  int64_t job_entries = 0;
 };
 JobView JobColumnFamily(
     const ROCKSDB_NAMESPACE::FilterBuildingContext& context);
