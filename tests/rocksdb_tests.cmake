@@ -148,12 +148,14 @@ if(SSTFILTER_ROCKSDB_BUILD)
 endif()
 
 # RocksDB's own db_stress with our policies, on the RocksDB built with the
-# plugin compiled in (tools/reliability/db_stress_smoke.sh).
+# plugin compiled in (tools/reliability/db_stress_smoke.sh), the listener
+# on; LevelAware also under a memory limit that leaves levels no filter.
 if(SSTFILTER_ROCKSDB_BUILD)
   foreach(policy sstfilter.BlockedBloom:10 sstfilter.Cuckoo:12
                  sstfilter.Hybrid:10:1 sstfilter.LevelAware:10
                  sstfilter.LevelAware:10:cpu_lean
-                 sstfilter.LevelAware:10:portable)
+                 sstfilter.LevelAware:10:portable
+                 sstfilter.LevelAware:10:memory_limit=8K)
     add_test(NAME rocksdb_db_stress_with_${policy}
              COMMAND bash ${PROJECT_SOURCE_DIR}/tools/reliability/db_stress_smoke.sh
                      ${SSTFILTER_ROCKSDB_BUILD} ${policy})

@@ -96,8 +96,10 @@
 # every run on a new DB.
 #
 # Short (the ctest rocksdb_crashtest_short, blackbox, ~4 min; the first
-# three configurations, LevelAware's three choices; BlockedBloom, Cuckoo
-# and Hybrid run in the switch test below):
+# three configurations, LevelAware's three choices, with the listener every
+# configuration has, and portable's under a memory limit so small that
+# levels get no filter; BlockedBloom, Cuckoo and Hybrid run in the switch
+# test below):
 #   tools/reliability/crashtest.sh --duration 30 --interval 10 --configs 3
 # Soak (9 configurations x 10 min blackbox = 1.5 hours; whitebox needs the
 # --tsan build, above):
@@ -170,7 +172,7 @@ mkdir -p "$work"
 # policy|partitioned (0/1)|prefix length (-1: no prefix extractor)
 configs=(
   "sstfilter.LevelAware:10|0|8"
-  "sstfilter.LevelAware:10:portable|1|-1"
+  "sstfilter.LevelAware:10:portable:memory_limit=16K|1|-1"
   "sstfilter.LevelAware:10:cpu_lean|0|5"
   "sstfilter.BlockedBloom:10|0|-1"
   "sstfilter.Cuckoo:12|1|8"
@@ -211,6 +213,7 @@ write_options() {
     echo "[DBOptions]"
     echo "  create_if_missing=true"
     echo "  max_background_jobs=4"
+    echo "  listeners={sstfilter.LevelAwareListener}"
     echo "[CFOptions \"default\"]"
     echo "  write_buffer_size=262144"
     echo "  target_file_size_base=262144"

@@ -46,6 +46,7 @@ for policy in "${policies[@]}"; do
   options_file_version=1.1
 [DBOptions]
   create_if_missing=true
+  listeners={sstfilter.LevelAwareListener}
 [CFOptions "default"]
   write_buffer_size=1048576
   target_file_size_base=1048576
