@@ -267,6 +267,13 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
       entry.logger = options.info_log;
       entry.db_name = db->GetName();
     }
+    // A DB directory is open in one DB at a time (RocksDB's LOCK file): a
+    // state of another DB of this name is of one closed.
+    for (auto it = dbs_.begin(); it != dbs_.end();) {
+      it = it->first != db && it->second.db_name == entry.db_name
+               ? dbs_.erase(it)
+               : std::next(it);
+    }
     dbs_[db] = entry;
     lock.unlock();
     ReadTree(db, *entry.state);
