@@ -34,13 +34,8 @@ rdb::ConfigOptions StrictConfig() {
 rdb::Options ListenedOptions(const std::string& policy) {
   DbConfig config;
   config.policy = policy;
-  rdb::Options options = CompactingOptions(config, /*dynamic_layout=*/true);
-  rdb::DBOptions db_options;
-  const rdb::Status s = rdb::GetDBOptionsFromString(
-      StrictConfig(), options, std::string("listeners={") + kListener + "}",
-      &db_options);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return rdb::Options(db_options, options);
+  return WithLevelAwareListener(
+      CompactingOptions(config, /*dynamic_layout=*/true));
 }
 
 std::shared_ptr<ColumnFamilyState> Watched(

@@ -9,7 +9,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "rocksdb/convenience.h"
 #include "rocksdb_db_support.h"
 
 namespace sstfilter::test_support {
@@ -18,13 +17,8 @@ namespace {
 rdb::Options LimitedOptions(const std::string& policy) {
   DbConfig config;
   config.policy = policy;
-  rdb::Options options = CompactingOptions(config, /*dynamic_layout=*/true);
-  rdb::DBOptions db_options;
-  const rdb::Status s = rdb::GetDBOptionsFromString(
-      rdb::ConfigOptions(), options, "listeners={sstfilter.LevelAwareListener}",
-      &db_options);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return rdb::Options(db_options, options);
+  return WithLevelAwareListener(
+      CompactingOptions(config, /*dynamic_layout=*/true));
 }
 
 void Settle(rdb::DB* db) {

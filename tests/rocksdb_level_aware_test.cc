@@ -56,8 +56,9 @@ Context FlushContext() {
   return {0, false, rdb::TableFileCreationReason::kFlush};
 }
 
-Written Build(const rdb::FilterPolicy& policy, const Context& c) {
-  rdb::BlockBasedTableOptions table;
+// RocksDB's context for `c`, over `table`.
+rdb::FilterBuildingContext ContextOf(const Context& c,
+                                     const rdb::BlockBasedTableOptions& table) {
   rdb::FilterBuildingContext context(table);
   context.level_at_creation = c.level;
   context.is_bottommost = c.bottommost;
@@ -65,7 +66,13 @@ Written Build(const rdb::FilterPolicy& policy, const Context& c) {
   context.compaction_style = c.style;
   context.num_levels = c.num_levels;
   context.column_family_name = c.column_family;
-  const BuiltFilter filter = BuildFilter(policy, Keys("k", kKeys), context);
+  return context;
+}
+
+Written Build(const rdb::FilterPolicy& policy, const Context& c) {
+  rdb::BlockBasedTableOptions table;
+  const BuiltFilter filter =
+      BuildFilter(policy, Keys("k", kKeys), ContextOf(c, table));
   const std::string_view bytes = filter.bytes.ToStringView();
   Written w;
   FilterKind ours;
@@ -909,14 +916,8 @@ TEST(LevelAwarePolicy, AMemoryLimitBoundsTheTreesFilters) {
     for (int level : levels) {
       Context c = level == 0 ? FlushContext() : Compaction(level, level == 3);
       rdb::BlockBasedTableOptions table;
-      rdb::FilterBuildingContext context(table);
-      context.level_at_creation = c.level;
-      context.is_bottommost = c.bottommost;
-      context.reason = c.reason;
-      context.compaction_style = c.style;
-      context.num_levels = c.num_levels;
       std::unique_ptr<rdb::FilterBitsBuilder> builder(
-          policy->GetBuilderWithContext(context));
+          policy->GetBuilderWithContext(ContextOf(c, table)));
       bits.push_back(builder == nullptr ? 0 : Build(*policy, c).bits_per_key);
     }
     return bits;

@@ -22,7 +22,6 @@
 #include "db_summary.h"
 #include "inspector.h"
 #include "output_format.h"
-#include "rocksdb/convenience.h"
 #include "rocksdb_db_support.h"
 #include "tools_test_support.h"
 
@@ -637,14 +636,7 @@ TEST(DbSummaryListener, SaysWhetherTheOptionsFileNamesTheListener) {
       DbConfig config;
       config.policy = "sstfilter.LevelAware:10";
       rdb::Options options = MakeOptions(config);
-      if (named) {
-        rdb::DBOptions with;
-        ASSERT_TRUE(rdb::GetDBOptionsFromString(
-                        rdb::ConfigOptions(), options,
-                        "listeners={sstfilter.LevelAwareListener}", &with)
-                        .ok());
-        options = rdb::Options(with, options);
-      }
+      if (named) options = WithLevelAwareListener(options);
       auto db = Open(options, dir.path());
       ASSERT_NE(db, nullptr);
       Put(db.get(), Range(0, 1000));

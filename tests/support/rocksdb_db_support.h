@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "db_levels.h"
+#include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/slice_transform.h"
 #include "rocksdb/statistics.h"
@@ -116,6 +117,19 @@ inline rdb::Options CompactingOptions(const DbConfig& config,
   options.level_compaction_dynamic_level_bytes = dynamic_layout;
   options.max_background_jobs = 2;
   return options;
+}
+
+// `options` with sstfilter.LevelAwareListener, turned on by name as an
+// options string does.
+inline rdb::Options WithLevelAwareListener(const rdb::Options& options) {
+  rdb::ConfigOptions config;
+  config.ignore_unknown_options = false;
+  config.ignore_unsupported_options = false;
+  rdb::DBOptions db_options;
+  const rdb::Status s = rdb::GetDBOptionsFromString(
+      config, options, "listeners={sstfilter.LevelAwareListener}", &db_options);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return rdb::Options(db_options, options);
 }
 
 inline std::unique_ptr<rdb::DB> Open(const rdb::Options& options,
