@@ -40,6 +40,10 @@ class KickRng {
 // Puts the item at `loc` into one of its buckets, kicking residents along a
 // random walk (Fan et al., Algorithm 1) at most `max_kicks` times. On false,
 // *homeless is the item (maybe another one) that is now in no slot.
+// kTableZero: table 0 of a chain (a static filter's), as in
+// BucketTable::Locate; the static build's own instance is then inlined into
+// its loop, where the table's fields stay in registers.
+template <bool kTableZero = false>
 bool Place(MutableBucketTable& table, const Location& loc, uint32_t max_kicks,
            KickRng& rng, StashEntry* homeless) {
   if (table.TryAdd(loc.bucket, loc.fingerprint) ||
@@ -51,7 +55,7 @@ bool Place(MutableBucketTable& table, const Location& loc, uint32_t max_kicks,
   for (uint32_t kick = 0; kick < max_kicks; ++kick) {
     fingerprint = table.Exchange(current, rng.Next() % cuckoo::kSlotsPerBucket,
                                  fingerprint);
-    current = table.Alternate(current, fingerprint);
+    current = table.Alternate<kTableZero>(current, fingerprint);
     if (table.TryAdd(current, fingerprint)) return true;
   }
   *homeless = {static_cast<uint32_t>(current), fingerprint};
@@ -135,7 +139,9 @@ bool FillStaticTable(MutableBucketTable& table, const HashRun* runs,
       }
       const Location loc = table.Locate<true>(hashes[i]);
       if (table.Contains(loc)) continue;
-      if (!Place(table, loc, kStaticMaxKicks, rng, &homeless)) return false;
+      if (!Place<true>(table, loc, kStaticMaxKicks, rng, &homeless)) {
+        return false;
+      }
     }
   }
   return true;
