@@ -125,19 +125,25 @@ bool FillStaticTable(MutableBucketTable& table, const HashRun* runs,
                      size_t num_runs) {
   KickRng rng(table.seed() * cuckoo::kSeedMultiplier + table.num_buckets());
   StashEntry homeless;
-  // Prefetch a fixed distance ahead: building a large table is bound by
-  // random bucket misses.
+  // Each hash is located a fixed distance ahead, once, and its buckets
+  // prefetched: building a large table is bound by random bucket misses.
   constexpr size_t kAhead = 8;
+  Location ahead[kAhead];
+  auto locate = [&table](uint64_t hash) {
+    const Location loc = table.Locate<true>(hash);
+    __builtin_prefetch(table.BucketAddress(loc.bucket), 1);
+    __builtin_prefetch(table.BucketAddress(loc.alternate), 1);
+    return loc;
+  };
   for (size_t r = 0; r < num_runs; ++r) {
     const uint64_t* hashes = runs[r].data;
     const size_t count = runs[r].size;
+    for (size_t i = 0; i < std::min(kAhead, count); ++i) {
+      ahead[i] = locate(hashes[i]);
+    }
     for (size_t i = 0; i < count; ++i) {
-      if (i + kAhead < count) {
-        const Location ahead = table.Locate<true>(hashes[i + kAhead]);
-        __builtin_prefetch(table.BucketAddress(ahead.bucket), 1);
-        __builtin_prefetch(table.BucketAddress(ahead.alternate), 1);
-      }
-      const Location loc = table.Locate<true>(hashes[i]);
+      const Location loc = ahead[i % kAhead];
+      if (i + kAhead < count) ahead[i % kAhead] = locate(hashes[i + kAhead]);
       if (table.Contains(loc)) continue;
       if (!Place<true>(table, loc, kStaticMaxKicks, rng, &homeless)) {
         return false;
