@@ -82,4 +82,10 @@ void SweepFpr(Results* results);
 // not, into results->cuckoo_n.
 void SweepCuckooN(Results* results);
 
+// The median over results->sizes.repeats of the time `id` takes to build a
+// filter of cache_keys keys over the time `reference` takes, interleaved,
+// as build_a measures it; NaN, after Fail, if either makes no policy.
+double BuildTimeRatio(const std::string& id, const std::string& reference,
+                      Results* results);
+
 }  // namespace sstfilter::bench
