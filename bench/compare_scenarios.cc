@@ -518,11 +518,10 @@ class Runner {
   }
 
   // build_a: the build time per key of filters of `present` in the
-  // bottommost context, over enough builds to last about a quarter of a
-  // query sample.
+  // bottommost context, over build_keys_per_sample keys.
   double BuildNanosPerKey(const Subject& subject, const KeyList& present) {
     const uint64_t passes =
-        std::max<uint64_t>(1, (sizes_.queries_per_sample / 4) / present.size());
+        std::max<uint64_t>(1, sizes_.build_keys_per_sample / present.size());
     double nanos = 0;
     for (uint64_t p = 0; p < passes; ++p) {
       Filter scratch;

@@ -27,6 +27,8 @@ struct Sizes {
   uint64_t cache_keys = 10'000;     // (a), (c)
   uint64_t cache_absent = 1 << 18;  // distinct absent keys per pass
   uint64_t queries_per_sample = 1 << 20;
+  // build_a: keys built per timing (the filters of cache_keys each).
+  uint64_t build_keys_per_sample = 1 << 18;
   uint64_t fpr_keys = 1'000'000;      // the filter FPR is measured on
   uint64_t fpr_queries = 10'000'000;  // absent keys per FPR
   uint64_t many_min_keys = 10'000;    // (b)

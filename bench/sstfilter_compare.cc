@@ -55,10 +55,10 @@ namespace sstfilter::bench {
 namespace {
 
 // The build times --build-check holds to a limit: a policy's, as a ratio to
-// a reference's, 1e4-key filters (build_a). The limit is issue 34's: the
+// a reference's, 1e4-key filters (build_a). The first is issue 34's: the
 // cuckoo build (Cuckoo:12 is f = 11) had slipped from 0.44-0.47x
 // ribbonfilter's time to 0.51-0.70x on 11.8.1 when the cuckoo table moved
-// into one type.
+// into one type. The second is grade_compare.py's target for f = 12.
 struct BuildLimit {
   const char* id;
   const char* reference;
@@ -66,10 +66,14 @@ struct BuildLimit {
 };
 constexpr BuildLimit kBuildLimits[] = {
     {"sstfilter.Cuckoo:12", "ribbonfilter:10", 0.5},
+    {"id=sstfilter.Cuckoo:12.5;fingerprint_bits=12", "ribbonfilter:12.5", 0.5},
 };
 
-// Times kBuildLimits; 3 if one passes its limit, 1 on a failure.
+// Times kBuildLimits; 3 if one passes its limit, 1 on a failure. Each
+// timing builds 8x the keys of build_a's (about 50 ms of cuckoo builds
+// here), so that one preemption on a loaded machine moves a ratio less.
 int BuildCheck(Results* results) {
+  results->sizes.build_keys_per_sample *= 8;
   bool slipped = false;
   for (const BuildLimit& limit : kBuildLimits) {
     const double ratio = BuildTimeRatio(limit.id, limit.reference, results);
