@@ -29,6 +29,7 @@ Sizes SmokeSizes() {
   s.cache_keys = 1'000;
   s.cache_absent = 1 << 12;
   s.queries_per_sample = 1 << 14;
+  s.build_keys_per_sample = 1 << 12;
   s.fpr_keys = 10'000;
   s.fpr_queries = 100'000;
   s.many_min_keys = 1'000;

@@ -218,8 +218,6 @@ class Runner {
         std::max<uint64_t>(1, sizes_.queries_per_sample / absent.size());
     const uint64_t present_passes =
         std::max<uint64_t>(1, sizes_.queries_per_sample / present.size());
-    const uint64_t build_passes = std::max<uint64_t>(
-        1, (sizes_.queries_per_sample / 4) / sizes_.cache_keys);
 
     for (int rep = 0; rep < sizes_.repeats; ++rep) {
       std::fprintf(stderr, "  repeat %d/%d\n", rep + 1, sizes_.repeats);
@@ -228,20 +226,14 @@ class Runner {
         Row& row = rows[s];
         rdb::FilterBitsReader* reader = cache_filters[s].reader.get();
 
-        double nanos = 0;
-        for (uint64_t p = 0; p < build_passes; ++p) {
-          Filter scratch;
-          nanos +=
-              BuildFilter(row.subject, contexts_.bottommost, present, &scratch);
-        }
-        row.ns["build_a"].push_back(nanos / (build_passes * present.size()));
+        row.ns["build_a"].push_back(BuildNanosPerKey(row.subject, present));
 
         // The 1e6-key filter: build time, and in the first repeat the
         // builder's peak heap.
         fpr_filters[s] = Filter();
         size_t peak = 0;
-        nanos = BuildFilter(row.subject, contexts_.bottommost, fpr_keys,
-                            &fpr_filters[s], &peak);
+        double nanos = BuildFilter(row.subject, contexts_.bottommost, fpr_keys,
+                                   &fpr_filters[s], &peak);
         row.ns["build_1e6"].push_back(nanos / fpr_keys.size());
         if (rep == 0) {
           row.peak_bytes_per_key = static_cast<double>(peak) / fpr_keys.size();
@@ -417,6 +409,23 @@ class Runner {
     }
   }
 
+  // See BuildTimeRatio() in compare_scenarios.h.
+  double BuildTimeRatio(const std::string& id, const std::string& reference) {
+    Row rows[2];
+    if (!MakeSubject(id, id, &rows[0].subject) ||
+        !MakeSubject(reference, reference, &rows[1].subject)) {
+      return NAN;
+    }
+    const KeyList present = MakeKeys(kPresent, 0, sizes_.cache_keys);
+    for (int rep = 0; rep < sizes_.repeats; ++rep) {
+      for (int k = 0; k < 2; ++k) {
+        Row& row = rows[(k + rep) % 2];  // rotate the order
+        row.ns["build_a"].push_back(BuildNanosPerKey(row.subject, present));
+      }
+    }
+    return Ratio(rows[0], {&rows[1]}, "build_a");
+  }
+
  private:
   // Times fn (which returns the positives it saw, to keep the work alive)
   // and records ns per query.
@@ -508,6 +517,19 @@ class Runner {
     }
   }
 
+  // build_a: the build time per key of filters of `present` in the
+  // bottommost context, over build_keys_per_sample keys.
+  double BuildNanosPerKey(const Subject& subject, const KeyList& present) {
+    const uint64_t passes =
+        std::max<uint64_t>(1, sizes_.build_keys_per_sample / present.size());
+    double nanos = 0;
+    for (uint64_t p = 0; p < passes; ++p) {
+      Filter scratch;
+      nanos += BuildFilter(subject, contexts_.bottommost, present, &scratch);
+    }
+    return nanos / static_cast<double>(passes * present.size());
+  }
+
   Results& r_;
   const Sizes& sizes_;
   Contexts contexts_;
@@ -523,5 +545,10 @@ void RunGroup(const Group& group, bool extras, Results* results) {
 void SweepFpr(Results* results) { Runner(results).SweepFpr(); }
 
 void SweepCuckooN(Results* results) { Runner(results).SweepCuckooN(); }
+
+double BuildTimeRatio(const std::string& id, const std::string& reference,
+                      Results* results) {
+  return Runner(results).BuildTimeRatio(id, reference);
+}
 
 }  // namespace sstfilter::bench

@@ -27,6 +27,8 @@ struct Sizes {
   uint64_t cache_keys = 10'000;     // (a), (c)
   uint64_t cache_absent = 1 << 18;  // distinct absent keys per pass
   uint64_t queries_per_sample = 1 << 20;
+  // build_a: keys built per timing (the filters of cache_keys each).
+  uint64_t build_keys_per_sample = 1 << 18;
   uint64_t fpr_keys = 1'000'000;      // the filter FPR is measured on
   uint64_t fpr_queries = 10'000'000;  // absent keys per FPR
   uint64_t many_min_keys = 10'000;    // (b)
@@ -81,5 +83,11 @@ void SweepFpr(Results* results);
 // The cuckoo filter at f = 12 for n from 1e3 to 1e7, powers of two and
 // not, into results->cuckoo_n.
 void SweepCuckooN(Results* results);
+
+// The median over results->sizes.repeats of the time `id` takes to build a
+// filter of cache_keys keys over the time `reference` takes, interleaved,
+// as build_a measures it; NaN, after Fail, if either makes no policy.
+double BuildTimeRatio(const std::string& id, const std::string& reference,
+                      Results* results);
 
 }  // namespace sstfilter::bench

@@ -40,6 +40,10 @@ class KickRng {
 // Puts the item at `loc` into one of its buckets, kicking residents along a
 // random walk (Fan et al., Algorithm 1) at most `max_kicks` times. On false,
 // *homeless is the item (maybe another one) that is now in no slot.
+// kTableZero: table 0 of a chain (a static filter's), as in
+// BucketTable::Locate; the static build's own instance is then inlined into
+// its loop, where the table's fields stay in registers.
+template <bool kTableZero = false>
 bool Place(MutableBucketTable& table, const Location& loc, uint32_t max_kicks,
            KickRng& rng, StashEntry* homeless) {
   if (table.TryAdd(loc.bucket, loc.fingerprint) ||
@@ -51,7 +55,7 @@ bool Place(MutableBucketTable& table, const Location& loc, uint32_t max_kicks,
   for (uint32_t kick = 0; kick < max_kicks; ++kick) {
     fingerprint = table.Exchange(current, rng.Next() % cuckoo::kSlotsPerBucket,
                                  fingerprint);
-    current = table.Alternate(current, fingerprint);
+    current = table.Alternate<kTableZero>(current, fingerprint);
     if (table.TryAdd(current, fingerprint)) return true;
   }
   *homeless = {static_cast<uint32_t>(current), fingerprint};
@@ -121,21 +125,29 @@ bool FillStaticTable(MutableBucketTable& table, const HashRun* runs,
                      size_t num_runs) {
   KickRng rng(table.seed() * cuckoo::kSeedMultiplier + table.num_buckets());
   StashEntry homeless;
-  // Prefetch a fixed distance ahead: building a large table is bound by
-  // random bucket misses.
+  // Each hash is located a fixed distance ahead, once, and its buckets
+  // prefetched: building a large table is bound by random bucket misses.
   constexpr size_t kAhead = 8;
+  Location ahead[kAhead];
+  auto locate = [&table](uint64_t hash) {
+    const Location loc = table.Locate<true>(hash);
+    __builtin_prefetch(table.BucketAddress(loc.bucket), 1);
+    __builtin_prefetch(table.BucketAddress(loc.alternate), 1);
+    return loc;
+  };
   for (size_t r = 0; r < num_runs; ++r) {
     const uint64_t* hashes = runs[r].data;
     const size_t count = runs[r].size;
+    for (size_t i = 0; i < std::min(kAhead, count); ++i) {
+      ahead[i] = locate(hashes[i]);
+    }
     for (size_t i = 0; i < count; ++i) {
-      if (i + kAhead < count) {
-        const Location ahead = table.Locate<true>(hashes[i + kAhead]);
-        __builtin_prefetch(table.BucketAddress(ahead.bucket), 1);
-        __builtin_prefetch(table.BucketAddress(ahead.alternate), 1);
-      }
-      const Location loc = table.Locate<true>(hashes[i]);
+      const Location loc = ahead[i % kAhead];
+      if (i + kAhead < count) ahead[i % kAhead] = locate(hashes[i + kAhead]);
       if (table.Contains(loc)) continue;
-      if (!Place(table, loc, kStaticMaxKicks, rng, &homeless)) return false;
+      if (!Place<true>(table, loc, kStaticMaxKicks, rng, &homeless)) {
+        return false;
+      }
     }
   }
   return true;

@@ -264,6 +264,7 @@ class BucketTable {
   }
   uint32_t fingerprint_range() const { return fingerprint_range_; }
   size_t readable() const { return readable_; }
+  const WordLanes& lanes() const { return lanes_; }
 
  private:
   const uint8_t* slots_ = nullptr;
@@ -294,36 +295,57 @@ class MutableBucketTable : public BucketTable {
     const uint32_t shift = static_cast<uint32_t>(bit & 7);
     const uint64_t mask = uint64_t{fingerprint_range()} << shift;
     const uint64_t word = LoadWordClamped(slots(), readable(), byte);
-    const uint64_t updated =
-        (word & ~mask) | (static_cast<uint64_t>(value) << shift);
-    // Written back byte by byte where the word passes the slots.
-    if (byte + 8 <= readable()) {
-      StoreLittleEndian<uint64_t>(mutable_slots_ + byte, updated);
-    } else {
-      for (size_t k = 0; byte + k < readable(); ++k) {
-        mutable_slots_[byte + k] = static_cast<uint8_t>(updated >> (8 * k));
-      }
-    }
+    StoreWord(byte, (word & ~mask) | (static_cast<uint64_t>(value) << shift));
     return static_cast<uint32_t>((word & mask) >> shift);
   }
 
-  // Puts `fingerprint` in an empty slot of `bucket`; false if it is full.
+  // Puts `fingerprint` in the first empty slot of `bucket` (the slot
+  // FirstEmptySlot names); false if it is full. For f <= 16 from the one
+  // load: the zero test flags the empty field's top bit, f - 1 above where
+  // the field starts, so no slot index is divided out of it and the empty
+  // field is filled by an OR.
   bool TryAdd(uint64_t bucket, uint32_t fingerprint) {
-    const int slot = FirstEmptySlot(bucket);
-    if (slot < 0) return false;
-    Exchange(bucket, static_cast<uint32_t>(slot), fingerprint);
+    if (!HasWordBuckets()) return TryReplace(bucket, 0, fingerprint);
+    const uint64_t bit = SlotBit(bucket, 0);
+    const size_t byte = static_cast<size_t>(bit >> 3);
+    const uint32_t shift = static_cast<uint32_t>(bit & 7);
+    const uint64_t word = LoadWordClamped(slots(), readable(), byte);
+    const uint64_t zero = lanes().ZeroFields(word >> shift);
+    if (zero == 0) return false;
+    const uint32_t field_bit =
+        static_cast<uint32_t>(__builtin_ctzll(zero)) + 1 - fingerprint_bits();
+    StoreWord(byte, word | (static_cast<uint64_t>(fingerprint)
+                            << (shift + field_bit)));
     return true;
   }
 
   // Empties one slot of `bucket` holding `fingerprint`; false if none does.
   bool TryRemove(uint64_t bucket, uint32_t fingerprint) {
-    const int slot = Find(bucket, fingerprint);
-    if (slot < 0) return false;
-    Exchange(bucket, static_cast<uint32_t>(slot), 0);
-    return true;
+    return TryReplace(bucket, fingerprint, 0);
   }
 
  private:
+  // Stores `value` in the first slot of `bucket` holding `old_value`; false
+  // if none does.
+  bool TryReplace(uint64_t bucket, uint32_t old_value, uint32_t value) {
+    const int slot = Find(bucket, old_value);
+    if (slot < 0) return false;
+    Exchange(bucket, static_cast<uint32_t>(slot), value);
+    return true;
+  }
+
+  // Writes back a word LoadWordClamped read at `byte`, byte by byte where
+  // it passes the slots.
+  void StoreWord(size_t byte, uint64_t word) {
+    if (byte + 8 <= readable()) {
+      StoreLittleEndian<uint64_t>(mutable_slots_ + byte, word);
+      return;
+    }
+    for (size_t k = 0; byte + k < readable(); ++k) {
+      mutable_slots_[byte + k] = static_cast<uint8_t>(word >> (8 * k));
+    }
+  }
+
   uint8_t* mutable_slots_;
 };
 
