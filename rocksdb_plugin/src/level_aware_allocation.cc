@@ -390,7 +390,10 @@ FilterChoice LevelAwareAllocator::Limited(const JobView& job, int level) const {
     double rate = 0;
   };
   std::vector<Part> parts;
-  double entries = 0, live_bytes = 0, unknown_entries = 0, any_rate = 0;
+  // `entries`: the trees' (the shares of the allocation); `held`: what the
+  // filtered levels hold now, whose filters the limit bounds.
+  double entries = 0, held = 0, live_bytes = 0, unknown_entries = 0;
+  double any_rate = 0;
   const Clock::time_point now = Clock::now();
   for (Served& served : served_) {
     Part part;
@@ -402,6 +405,9 @@ FilterChoice LevelAwareAllocator::Limited(const JobView& job, int level) const {
                  part.state->no_bottom_filters(), part.state->num_levels(),
                  settings_.SizeRatio(), false);
     for (double e : part.tree.entries) entries += e;
+    for (int level : part.tree.levels) {
+      held += static_cast<double>(part_totals[level].entries);
+    }
     for (const LevelTotals& t : part_totals) {
       live_bytes += static_cast<double>(t.filter_bytes);
       unknown_entries += static_cast<double>(t.entries - t.known_entries);
@@ -421,6 +427,7 @@ FilterChoice LevelAwareAllocator::Limited(const JobView& job, int level) const {
     parts.push_back(std::move(part));
   }
   if (!(entries > 0)) return Uniform();
+  held = std::max(held, 1.0);
 
   // The average the limit leaves; corrected, like Budget, for what the
   // live filters take (files whose filter size is not read yet counted at
@@ -428,7 +435,7 @@ FilterChoice LevelAwareAllocator::Limited(const JobView& job, int level) const {
   const double asked = settings_.BitsPerKey();
   const double limit_bits =
       8 * static_cast<double>(settings_.memory_limit_bytes);
-  const double average = std::min(asked, limit_bits / entries);
+  const double average = std::min(asked, limit_bits / held);
   double budget = average;
   if (job.complete) {
     // The job's tables and the others (the job's inputs left out) against
@@ -439,8 +446,8 @@ FilterChoice LevelAwareAllocator::Limited(const JobView& job, int level) const {
     const double job_entries = static_cast<double>(job.job_entries);
     const double others_unknown = std::max(0.0, unknown_entries - job_entries);
     const double error_bits = 8 * live_bytes + others_unknown * average +
-                              average * job_entries - average * entries;
-    budget = std::clamp(average - Correction(error_bits, job_entries, entries),
+                              average * job_entries - average * held;
+    budget = std::clamp(average - Correction(error_bits, job_entries, held),
                         0.0, average * kMaxBudgetCorrection);
   }
 

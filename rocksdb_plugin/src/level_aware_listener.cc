@@ -186,7 +186,7 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
       }
       const TableProperties& p = *properties->second;
       if (output.level >= deepest && output.level > 0 && p.num_entries > 0) {
-        cf->SawBottomTable(p.filter_size > 0);
+        cf->SawBottomTable(output.level, p.filter_size > 0);
       }
     }
     for (uint64_t number : inputs) cf->RemoveFile(number);

@@ -156,6 +156,7 @@ class LevelAwarePolicy : public PolicyBase {
     cf.SetNumLevels(context.num_levels);
     if (settings_.learn) cf.workload().MaybeRefresh();
     const FilterChoice choice = allocator_.ChoiceFor(job, level);
+    cf.SetNoFilter(level, IsNoFilter(choice));
     if (IsNoFilter(choice)) {
       TellNoFilter(context, cf, level);
       return nullptr;  // RocksDB builds no filter: every key may match

@@ -28,6 +28,7 @@
 // cache_index_and_filter_blocks=true, two readers of one table).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -186,10 +187,26 @@ class ColumnFamilyState {
   void SetFlushEntries(int64_t entries) {
     flush_entries_.store(entries, std::memory_order_relaxed);
   }
-  // A table written at the bottom level by a compaction: whether it has a
-  // filter says whether RocksDB builds bottom filters.
-  void SawBottomTable(bool has_filter) {
+  // A table written at the bottom `level` by a compaction: whether it has a
+  // filter says whether RocksDB builds bottom filters, unless the policy
+  // itself gave that level no filter (a memory limit).
+  void SawBottomTable(int level, bool has_filter) {
+    if (!has_filter && (no_filter_levels_.load(std::memory_order_relaxed) >>
+                        std::clamp(level, 0, kMaxTreeLevels - 1)) &
+                           1) {
+      return;
+    }
     no_bottom_filters_.store(!has_filter, std::memory_order_relaxed);
+  }
+  // The policy builds no filter for `level`'s next tables (or builds one).
+  void SetNoFilter(int level, bool none) {
+    const uint32_t bit = uint32_t{1}
+                         << std::clamp(level, 0, kMaxTreeLevels - 1);
+    if (none) {
+      no_filter_levels_.fetch_or(bit, std::memory_order_relaxed);
+    } else {
+      no_filter_levels_.fetch_and(~bit, std::memory_order_relaxed);
+    }
   }
   // Files listed without their filter size (at most `limit`), to read.
   std::vector<TreeFile> FilesWithoutFilterBytes(size_t limit) const;
@@ -218,6 +235,7 @@ class ColumnFamilyState {
   LevelWorkload workload_;
   std::atomic<int64_t> flush_entries_{0};
   std::atomic<bool> no_bottom_filters_{false};
+  std::atomic<uint32_t> no_filter_levels_{0};  // SetNoFilter, by level
   std::atomic<uint64_t> version_{0};
   std::atomic<uint64_t> samples_{0};
   std::atomic<int> num_levels_{0};
