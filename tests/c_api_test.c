@@ -1,12 +1,15 @@
 // tests/c_api_test.c: sstfilter through RocksDB's C API, the way Rust's,
 // Go's and Python's bindings reach it. The only sstfilter-specific step is
-// the options string given to rocksdb_get_options_from_string; the plugin
-// is compiled into the RocksDB library (tools/build_rocksdb_with_plugin.sh).
+// the options string given to rocksdb_get_options_from_string, with the
+// policy and its listener; the plugin is compiled into the RocksDB library
+// (tools/build_rocksdb_with_plugin.sh).
 //
 // A DB of three levels (L2 from a manual compaction, L1 from an automatic
 // one, L0 from flushes), every fourth key left out. It proves:
 //   - every table RocksDB builds (flush or compaction) names our policy in
 //     its table properties and has a filter block;
+//   - sstfilter.LevelAwareListener watches the DB: its LOG says so, and has
+//     no line saying LevelAware has no listener;
 //   - after a reopen, every present key is found (Get and MultiGet) and
 //     every absent key is not;
 //   - the filter answers: the statistics count absent-key Gets ruled out by
@@ -24,8 +27,10 @@
 #include "rocksdb/c.h"
 
 #define kPolicyName "sstfilter.LevelAware"
+#define kListenerName "sstfilter.LevelAwareListener"
 static const char kOptions[] =
-    "block_based_table_factory={filter_policy=" kPolicyName ":10}";
+    "listeners={" kListenerName
+    "};block_based_table_factory={filter_policy=" kPolicyName ":10}";
 // Key slots 0..kSlots-1; slot % 4 says where the key lives: 0 L2, 1 L1,
 // 2 L0, 3 nowhere (the absent keys, between present ones in every file).
 enum { kSlots = 40000, kKeySize = 16, kValueSize = 100, kMultiGetBatch = 64 };
@@ -281,6 +286,32 @@ static void CheckLevels(rocksdb_t* db) {
   }
 }
 
+// The LOG of the DB in `dir`, closed (RocksDB buffers it), after its
+// flushes and compactions: the listener said it watches the column family,
+// and LevelAware never said it has no listener.
+static void CheckListenerWatched(const char* dir) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/LOG", dir);
+  FILE* file = fopen(path, "rb");
+  long size = -1;
+  if (file != NULL && fseek(file, 0, SEEK_END) == 0) size = ftell(file);
+  char* log = size >= 0 ? malloc((size_t)size + 1) : NULL;
+  if (log == NULL || fseek(file, 0, SEEK_SET) != 0 ||
+      fread(log, 1, (size_t)size, file) != (size_t)size) {
+    Fail("cannot read %s", path);
+  } else {
+    log[size] = '\0';
+    int watched =
+        strstr(log, "] " kListenerName " watches this column family") != NULL;
+    int missing = strstr(log, "no " kListenerName) != NULL;
+    if (!watched) Fail("the LOG does not say " kListenerName " watches");
+    if (missing) Fail("the LOG says LevelAware has no " kListenerName);
+    if (watched && !missing) printf("LOG: " kListenerName " watches\n");
+  }
+  free(log);
+  if (file != NULL) fclose(file);
+}
+
 // --- Reading it back. ---
 static int IsPresent(int slot) { return slot % 4 != 3; }
 
@@ -383,11 +414,12 @@ int main(void) {
   rocksdb_options_set_level0_file_num_compaction_trigger(base, 4);
   rocksdb_options_set_target_file_size_base(base, 256 << 10);
   rocksdb_options_set_max_bytes_for_level_base(base, 64 << 20);
-  rocksdb_options_add_eventlistener(base, NewTableChecker());
   rocksdb_options_t* options = rocksdb_options_create();
   char* error = NULL;
   rocksdb_get_options_from_string(base, kOptions, options, &error);
   CheckNoError(error, "rocksdb_get_options_from_string");
+  // After the string: its listeners={...} replaces the base's listeners.
+  rocksdb_options_add_eventlistener(options, NewTableChecker());
 
   rocksdb_t* db = rocksdb_open(options, dir, &error);
   CheckNoError(error, "rocksdb_open");
@@ -398,6 +430,7 @@ int main(void) {
   if (atomic_load(&tables_built) < 4) Fail("too few tables were built");
   // Reopened, the tables' filter blocks are found and read from the files.
   rocksdb_close(db);
+  CheckListenerWatched(dir);  // before the reopen renames the LOG
   db = rocksdb_open(options, dir, &error);
   CheckNoError(error, "rocksdb_open (reopen)");
   CheckReads(db, options);

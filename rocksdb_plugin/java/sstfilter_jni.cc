@@ -1,9 +1,14 @@
-// The JNI side of io.sstfilter.SstFilter, compiled into librocksdbjni with
-// the plugin (CMakeLists.txt: only in a RocksDB build with WITH_JNI=ON).
+// The JNI side of io.sstfilter.SstFilter and io.sstfilter.LevelAwareListener,
+// compiled into librocksdbjni with the plugin (CMakeLists.txt: only in a
+// RocksDB build with WITH_JNI=ON).
 //
-// The handle is what org.rocksdb.Filter disposes of and
+// An SstFilter's handle is what org.rocksdb.Filter disposes of and
 // BlockBasedTableConfig hands to its table factory: a heap-allocated
 // std::shared_ptr<const FilterPolicy> (RocksDB's java/rocksjni/filter.cc).
+// A LevelAwareListener's is what AbstractEventListener disposes of and
+// setListeners copies into the options: a heap-allocated
+// std::shared_ptr<EventListener> (java/rocksjni/event_listener.cc,
+// options.cc), on sstfilter's listener.
 //
 // JNI_OnLoad also re-binds OptionsUtil.readTableFormatConfig. RocksJava's
 // own (java/rocksjni/portal.h, BlockBasedTableOptionsJni::construct) gives
@@ -15,10 +20,20 @@
 // runs RocksJava's and then gives the config a Filter that shares the
 // loaded policy: an SstFilter for sstfilter's policies, a BloomFilter for
 // RocksDB's own.
+//
+// It re-binds Options.eventListeners and DBOptions.eventListeners (what
+// listeners() returns) too. RocksJava's takes every listener in the options
+// for its JNI callback (java/rocksjni/options.cc, a static_cast): a C++
+// listener - sstfilter.LevelAwareListener, from SstFilter or named in
+// properties or an OPTIONS file - would crash it. The re-bound method gives
+// RocksJava's the others and a LevelAwareListener for each of ours.
 #include <jni.h>
 
+#include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "rocksdb/convenience.h"
 #include "rocksdb/filter_policy.h"
@@ -30,11 +45,18 @@
 // same library (java/rocksjni/options_util.cc).
 extern "C" jobject Java_org_rocksdb_OptionsUtil_readTableFormatConfig(
     JNIEnv* env, jclass cls, jlong cf_options_handle);
+// RocksJava's DBOptions.eventListeners (java/rocksjni/options.cc): the Java
+// objects of the JNI callbacks in a DBOptions' listeners.
+extern "C" jobjectArray Java_org_rocksdb_DBOptions_eventListeners(
+    JNIEnv* env, jclass cls, jlong db_options_handle);
 
 namespace {
 
+using ROCKSDB_NAMESPACE::EventListener;
 using ROCKSDB_NAMESPACE::FilterPolicy;
 using PolicyHandle = std::shared_ptr<const FilterPolicy>;
+using ListenerHandle = std::shared_ptr<EventListener>;
+using Listeners = std::vector<ListenerHandle>;
 
 // sstfilter's policies are named "sstfilter.<kind>" (policies.h).
 bool IsSstfilterPolicy(const FilterPolicy& policy) {
@@ -111,6 +133,88 @@ jobject ReadTableFormatConfigKeepingFilter(JNIEnv* env, jclass cls,
   return env->ExceptionCheck() ? nullptr : config;
 }
 
+// Its name in options strings and OPTIONS files (rocksdb_plugin.h).
+bool IsLevelAwareListener(const ListenerHandle& listener) {
+  return listener != nullptr &&
+         std::strcmp(listener->Name(), "sstfilter.LevelAwareListener") == 0;
+}
+
+// A Java LevelAwareListener whose handle holds `listener`, or nullptr with
+// an exception pending. Its constructor makes a new C++ listener, which
+// `listener` then replaces in the handle.
+jobject NewJavaListener(JNIEnv* env, const ListenerHandle& listener) {
+  jclass cls = env->FindClass("io/sstfilter/LevelAwareListener");
+  if (cls == nullptr) return nullptr;
+  jobject object = nullptr;
+  jmethodID init = env->GetMethodID(cls, "<init>", "()V");
+  jmethodID handle = env->GetMethodID(cls, "handle", "()J");
+  if (init != nullptr && handle != nullptr) {
+    object = env->NewObject(cls, init);
+  }
+  if (object != nullptr) {
+    *reinterpret_cast<ListenerHandle*>(env->CallLongMethod(object, handle)) =
+        listener;
+  }
+  env->DeleteLocalRef(cls);
+  return object;
+}
+
+// What listeners() returns for `listeners`: RocksJava's Java objects for
+// its JNI callbacks and a LevelAwareListener for each of ours, in order.
+jobjectArray JavaListeners(JNIEnv* env, jclass cls,
+                           const Listeners& listeners) {
+  ROCKSDB_NAMESPACE::DBOptions theirs;
+  for (const ListenerHandle& listener : listeners) {
+    if (!IsLevelAwareListener(listener)) theirs.listeners.push_back(listener);
+  }
+  jobjectArray java_theirs = Java_org_rocksdb_DBOptions_eventListeners(
+      env, cls, reinterpret_cast<jlong>(&theirs));
+  if (java_theirs == nullptr || theirs.listeners.size() == listeners.size()) {
+    return java_theirs;
+  }
+  jclass element = env->FindClass("org/rocksdb/AbstractEventListener");
+  if (element == nullptr) return nullptr;
+  jobjectArray all = env->NewObjectArray(static_cast<jsize>(listeners.size()),
+                                         element, nullptr);
+  env->DeleteLocalRef(element);
+  jsize next_theirs = 0;
+  for (size_t i = 0; all != nullptr && i < listeners.size(); ++i) {
+    jobject java = IsLevelAwareListener(listeners[i])
+                       ? NewJavaListener(env, listeners[i])
+                       : env->GetObjectArrayElement(java_theirs, next_theirs++);
+    if (java == nullptr) return nullptr;  // exception pending
+    env->SetObjectArrayElement(all, static_cast<jsize>(i), java);
+    env->DeleteLocalRef(java);
+  }
+  env->DeleteLocalRef(java_theirs);
+  return all;
+}
+
+jobjectArray OptionsListeners(JNIEnv* env, jclass cls, jlong handle) {
+  return JavaListeners(
+      env, cls,
+      reinterpret_cast<const ROCKSDB_NAMESPACE::Options*>(handle)->listeners);
+}
+
+jobjectArray DBOptionsListeners(JNIEnv* env, jclass cls, jlong handle) {
+  return JavaListeners(
+      env, cls,
+      reinterpret_cast<const ROCKSDB_NAMESPACE::DBOptions*>(handle)->listeners);
+}
+
+// Binds `method` of `class_name` to `function`; false with an exception
+// pending if the class or the method is missing.
+bool Rebind(JNIEnv* env, const char* class_name, const char* method,
+            const char* signature, void* function) {
+  jclass cls = env->FindClass(class_name);
+  if (cls == nullptr) return false;
+  JNINativeMethod native{const_cast<char*>(method),
+                         const_cast<char*>(signature), function};
+  const jint registered = env->RegisterNatives(cls, &native, 1);
+  env->DeleteLocalRef(cls);
+  return registered == JNI_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -120,17 +224,19 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* /*reserved*/) {
   if (vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_8) != JNI_OK) {
     return JNI_ERR;
   }
-  // A library that cannot re-bind the method refuses to load: the hazard
+  // A library that cannot re-bind the methods refuses to load: the hazards
   // above must not come back silently.
-  jclass options_util = env->FindClass("org/rocksdb/OptionsUtil");
-  if (options_util == nullptr) return JNI_ERR;
-  JNINativeMethod method{
-      const_cast<char*>("readTableFormatConfig"),
-      const_cast<char*>("(J)Lorg/rocksdb/TableFormatConfig;"),
-      reinterpret_cast<void*>(&ReadTableFormatConfigKeepingFilter)};
-  const jint registered = env->RegisterNatives(options_util, &method, 1);
-  env->DeleteLocalRef(options_util);
-  return registered == JNI_OK ? JNI_VERSION_1_8 : JNI_ERR;
+  constexpr char kListenersSignature[] =
+      "(J)[Lorg/rocksdb/AbstractEventListener;";
+  const bool rebound =
+      Rebind(env, "org/rocksdb/OptionsUtil", "readTableFormatConfig",
+             "(J)Lorg/rocksdb/TableFormatConfig;",
+             reinterpret_cast<void*>(&ReadTableFormatConfigKeepingFilter)) &&
+      Rebind(env, "org/rocksdb/Options", "eventListeners", kListenersSignature,
+             reinterpret_cast<void*>(&OptionsListeners)) &&
+      Rebind(env, "org/rocksdb/DBOptions", "eventListeners",
+             kListenersSignature, reinterpret_cast<void*>(&DBOptionsListeners));
+  return rebound ? JNI_VERSION_1_8 : JNI_ERR;
 }
 
 // io.sstfilter.SstFilter.newFilter(String id): a new handle, or
@@ -164,6 +270,14 @@ JNIEXPORT jlong JNICALL Java_io_sstfilter_SstFilter_newFilter(JNIEnv* env,
 JNIEXPORT jstring JNICALL Java_io_sstfilter_SstFilter_getId(JNIEnv* env, jclass,
                                                             jlong handle) {
   return env->NewStringUTF(FromJava(handle)->GetId().c_str());
+}
+
+// io.sstfilter.LevelAwareListener.newListener(): a new handle on a new
+// sstfilter.LevelAwareListener.
+JNIEXPORT jlong JNICALL
+Java_io_sstfilter_LevelAwareListener_newListener(JNIEnv*, jclass) {
+  return reinterpret_cast<jlong>(
+      new ListenerHandle(sstfilter::NewLevelAwareListener()));
 }
 
 }  // extern "C"

@@ -1,6 +1,12 @@
 package io.sstfilter;
 
+import java.util.ArrayList;
+import java.util.List;
+import org.rocksdb.AbstractEventListener;
+import org.rocksdb.DBOptions;
+import org.rocksdb.DBOptionsInterface;
 import org.rocksdb.Filter;
+import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 
@@ -26,6 +32,13 @@ import org.rocksdb.RocksDBException;
  * <p>{@code OptionsUtil.loadLatestOptions} and {@code loadOptionsFromFile} give
  * a DB's sstfilter policy back as an SstFilter in the loaded
  * {@code BlockBasedTableConfig}, so setting that config again keeps it.
+ *
+ * <p>{@code sstfilter.LevelAware} needs its listener, which
+ * {@link #addLevelAwareListener(Options)} turns on:
+ *
+ * <pre>{@code
+ * SstFilter.addLevelAwareListener(options);
+ * }</pre>
  */
 public class SstFilter extends Filter {
   static {
@@ -60,6 +73,56 @@ public class SstFilter extends Filter {
       throw new IllegalStateException("sstfilter: this SstFilter has been closed");
     }
     return getId(getNativeHandle());
+  }
+
+  /**
+   * Turns on {@code sstfilter.LevelAwareListener}, the listener that shows
+   * {@code sstfilter.LevelAware} its DB (the tree it sizes each table's filter
+   * for, and the lookups it learns from): adds a {@link LevelAwareListener} to
+   * {@code options.listeners()} unless one is there. The DB writes it to its
+   * OPTIONS file, so options loaded from that file have it too.
+   *
+   * <p>Call it after any {@code setListeners}, which replaces the whole list,
+   * this listener included; or put a {@code new LevelAwareListener()} in that
+   * list. It goes through {@code listeners()} and {@code setListeners}, so
+   * it also reaches the DBOptions behind an {@code Options} that hands them
+   * on, as the one Kafka Streams gives a {@code RocksDBConfigSetter} does.
+   *
+   * @param options the options a DB will be opened with
+   * @return {@code options}
+   */
+  public static Options addLevelAwareListener(final Options options) {
+    return addListener(options);
+  }
+
+  /**
+   * {@link #addLevelAwareListener(Options)} for DBOptions.
+   *
+   * @param options the options a DB will be opened with
+   * @return {@code options}
+   */
+  public static DBOptions addLevelAwareListener(final DBOptions options) {
+    return addListener(options);
+  }
+
+  private static <T extends DBOptionsInterface<T>> T addListener(final T options) {
+    final List<AbstractEventListener> listeners = new ArrayList<>(options.listeners());
+    boolean present = false;
+    for (final AbstractEventListener listener : listeners) {
+      present |= listener instanceof LevelAwareListener;
+    }
+    if (!present) {
+      listeners.add(new LevelAwareListener());
+      options.setListeners(listeners);
+    }
+    // The options hold their own handles: the Java objects that stand for
+    // the C++ listener here (from listeners(), or the new one) may go.
+    for (final AbstractEventListener listener : listeners) {
+      if (listener instanceof LevelAwareListener) {
+        listener.close();
+      }
+    }
+    return options;
   }
 
   @Override

@@ -79,11 +79,7 @@ public class ThreeWaysTest {
   @Test
   public void optionsStringThroughGetColumnFamilyOptionsFromProps() throws Exception {
     final File dir = tmp.newFolder("db");
-    final Properties props = new Properties();
-    for (final String option : Workload.MULTI_LEVEL_OPTIONS.split(";")) {
-      final String[] nameValue = option.split("=", 2);
-      props.setProperty(nameValue[0], nameValue[1]);
-    }
+    final Properties props = Workload.properties(Workload.MULTI_LEVEL_OPTIONS);
     props.setProperty("block_based_table_factory", "{filter_policy=sstfilter.BlockedBloom:10}");
     final List<ColumnFamilyHandle> handles = new ArrayList<>();
     try (Statistics stats = new Statistics();

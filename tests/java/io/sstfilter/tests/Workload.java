@@ -1,6 +1,7 @@
 package io.sstfilter.tests;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -9,11 +10,16 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.rocksdb.ColumnFamilyMetaData;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.ConfigOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.LevelMetaData;
 import org.rocksdb.RocksDB;
@@ -45,6 +51,31 @@ final class Workload {
       + "compression=kNoCompression";
 
   private Workload() {}
+
+  /** An options string of plain values ("a=1;b=2") as Properties. */
+  static Properties properties(final String options) {
+    final Properties props = new Properties();
+    for (final String option : options.split(";")) {
+      final String[] nameValue = option.split("=", 2);
+      props.setProperty(nameValue[0], nameValue[1]);
+    }
+    return props;
+  }
+
+  /**
+   * ColumnFamilyOptions of MULTI_LEVEL_OPTIONS and the filter policy `id`,
+   * from properties parsed as written (ThreeWaysTest.unescaped).
+   */
+  static ColumnFamilyOptions multiLevelColumnFamilyOptions(final String id) {
+    final Properties props = properties(MULTI_LEVEL_OPTIONS);
+    props.setProperty("block_based_table_factory", "{filter_policy=" + id + "}");
+    try (ConfigOptions config = new ConfigOptions().setInputStringsEscaped(false)) {
+      final ColumnFamilyOptions options =
+          ColumnFamilyOptions.getColumnFamilyOptionsFromProps(config, props);
+      assertNotNull("the options parse", options);
+      return options;
+    }
+  }
 
   static byte[] key(final long n) {
     return String.format("key%010d", n).getBytes(StandardCharsets.US_ASCII);
@@ -230,6 +261,71 @@ final class Workload {
       assertTrue("filter kind of " + sst, known);
     }
     System.out.println(ssts.size() + " SSTs, every filter " + policy + "'s");
+  }
+
+  /** The listener's name in options strings and OPTIONS files. */
+  static final String LISTENER = "sstfilter.LevelAwareListener";
+
+  /**
+   * Asserts that sstfilter.LevelAwareListener watched the DB in dir, closed
+   * (RocksDB buffers its LOG), of one column family, since it was last
+   * opened: its LOG says so once and has no line saying LevelAware has no
+   * listener, and its newest OPTIONS file names the listener.
+   */
+  static void assertWatched(final File dir) throws IOException {
+    final String log = read(new File(dir, "LOG"));
+    assertEquals("LOG lines saying the listener watches; LOG:\n" + log, 1,
+        count(log, "] " + LISTENER + " watches this column family"));
+    assertEquals("LOG lines saying LevelAware has no listener", 0, count(log, "no " + LISTENER));
+    assertTrue("the newest OPTIONS file names the listener", namesListener(newestOptionsFile(dir)));
+  }
+
+  /**
+   * Asserts that no sstfilter.LevelAwareListener watched the DB in dir,
+   * closed: the LOG says so once, and the newest OPTIONS file names none.
+   */
+  static void assertNotWatched(final File dir) throws IOException {
+    final String log = read(new File(dir, "LOG"));
+    assertEquals("LOG lines saying the listener watches", 0,
+        count(log, "] " + LISTENER + " watches this column family"));
+    assertEquals("LOG lines saying LevelAware has no listener; LOG:\n" + log, 1,
+        count(log, "no " + LISTENER + " watches this column family"));
+    assertTrue("the newest OPTIONS file names no listener", !namesListener(newestOptionsFile(dir)));
+  }
+
+  /**
+   * Whether the listeners line of an OPTIONS file names the listener: RocksDB
+   * writes "listeners={sstfilter.LevelAwareListener}", with other named
+   * listeners after ':' (db_bench's ErrorHandlerListener).
+   */
+  private static boolean namesListener(final String optionsFile) {
+    final Matcher line =
+        Pattern.compile("(?m)^\\s*listeners=\\{([^}]*)\\}\\s*$").matcher(optionsFile);
+    return line.find() && Arrays.asList(line.group(1).split(":")).contains(LISTENER);
+  }
+
+  /** The text of the OPTIONS-<number> file of dir with the highest number. */
+  static String newestOptionsFile(final File dir) throws IOException {
+    final File[] files = dir.listFiles((d, name) -> name.matches("OPTIONS-[0-9]+"));
+    assertTrue("the DB has an OPTIONS file", files != null && files.length > 0);
+    Arrays.sort(files, (a, b) -> Long.compare(number(a), number(b)));
+    return read(files[files.length - 1]);
+  }
+
+  private static long number(final File optionsFile) {
+    return Long.parseLong(optionsFile.getName().substring("OPTIONS-".length()));
+  }
+
+  private static int count(final String text, final String what) {
+    int n = 0;
+    for (int at = text.indexOf(what); at >= 0; at = text.indexOf(what, at + 1)) {
+      ++n;
+    }
+    return n;
+  }
+
+  static String read(final File file) throws IOException {
+    return new String(Files.readAllBytes(file.toPath()), StandardCharsets.UTF_8);
   }
 
   static String readAll(final InputStream in) throws IOException {

@@ -8,9 +8,10 @@ import org.rocksdb.RocksDBException;
 
 /**
  * A Kafka Streams {@code RocksDBConfigSetter} that turns on
- * {@code sstfilter.LevelAware:10} for every state store. It has the interface's
- * two methods but does not implement it, so that it compiles without Kafka: in
- * an application, add {@code implements RocksDBConfigSetter} and register it:
+ * {@code sstfilter.LevelAware:10} and its listener for every state store. It
+ * has the interface's two methods but does not implement it, so that it
+ * compiles without Kafka: in an application, add
+ * {@code implements RocksDBConfigSetter} and register it:
  *
  * <pre>{@code
  * props.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, SstfilterConfigSetter.class);
@@ -32,6 +33,9 @@ public class SstfilterConfigSetter {
     }
     tableConfig.setFilterPolicy(filter);
     options.setTableFormatConfig(tableConfig);
+    // The listener LevelAware sizes its filters and learns by; Kafka Streams'
+    // options hand it on to the store's DBOptions.
+    SstFilter.addLevelAwareListener(options);
   }
 
   public void close(final String storeName, final Options options) {
