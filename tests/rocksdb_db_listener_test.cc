@@ -21,7 +21,7 @@ namespace {
 
 using rocksdb_plugin::ColumnFamilyState;
 
-constexpr char kListener[] = "sstfilter.LevelAwareListener";
+constexpr const char* kListener = kLevelAwareListenerName;
 
 rdb::ConfigOptions StrictConfig() {
   rdb::ConfigOptions config;

@@ -136,7 +136,7 @@ jobject ReadTableFormatConfigKeepingFilter(JNIEnv* env, jclass cls,
 // Its name in options strings and OPTIONS files (rocksdb_plugin.h).
 bool IsLevelAwareListener(const ListenerHandle& listener) {
   return listener != nullptr &&
-         std::strcmp(listener->Name(), "sstfilter.LevelAwareListener") == 0;
+         std::strcmp(listener->Name(), sstfilter::kLevelAwareListenerName) == 0;
 }
 
 // A Java LevelAwareListener whose handle holds `listener`, or nullptr with

@@ -10,6 +10,7 @@
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/listener.h"
 #include "rocksdb/status.h"
+#include "sstfilter/rocksdb_plugin.h"
 
 namespace sstfilter::rocksdb_plugin {
 
@@ -18,8 +19,7 @@ inline constexpr char kCuckooName[] = "sstfilter.Cuckoo";
 inline constexpr char kHybridName[] = "sstfilter.Hybrid";
 inline constexpr char kLevelAwareName[] = "sstfilter.LevelAware";
 // The listener that shows LevelAware its DB (level_aware_listener.cc).
-inline constexpr char kLevelAwareListenerName[] =
-    "sstfilter.LevelAwareListener";
+using sstfilter::kLevelAwareListenerName;
 
 // Makes a policy from the id's fields after its name (id_grammar.h), or
 // InvalidArgument saying what is wrong with them.

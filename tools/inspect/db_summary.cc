@@ -285,9 +285,9 @@ Status ListLiveFiles(const std::string& dir, std::vector<LiveFile>* files) {
   if (!s.ok()) return ManifestError(s);
   bool listener = false;
   for (const auto& named : db_options.listeners) {
-    listener =
-        listener || (named != nullptr && std::string_view(named->Name()) ==
-                                             "sstfilter.LevelAwareListener");
+    listener = listener ||
+               (named != nullptr && std::string_view(named->Name()) ==
+                                        sstfilter::kLevelAwareListenerName);
   }
   std::map<std::string, ConfiguredPolicy> policies;
   for (const rdb::ColumnFamilyDescriptor& family : families) {

@@ -123,11 +123,18 @@ extern "C" int RegisterSstfilterPolicies(
 
 namespace sstfilter {
 
+// The name of the listener below, as options strings and OPTIONS files
+// write it ("listeners={sstfilter.LevelAwareListener}").
+inline constexpr char kLevelAwareListenerName[] =
+    "sstfilter.LevelAwareListener";
+
 // sstfilter.LevelAwareListener: the listener that shows
 // sstfilter.LevelAware its DB. One line of DBOptions turns it on:
-//   listeners={sstfilter.LevelAwareListener}        (options string)
+//   listeners={sstfilter.LevelAwareListener}        (options string, the
+//       C API's rocksdb_get_options_from_string, Java's properties)
 //   listeners={sstfilter.LevelAwareListener}        (OPTIONS file, [DBOptions])
 //   options.listeners.push_back(sstfilter::NewLevelAwareListener());  (C++)
+//   SstFilter.addLevelAwareListener(options);       (Java, io.sstfilter)
 // RocksDB writes it to the DB's OPTIONS file, so a DB reopened from that
 // file keeps it. It reads the DB's files once when it first sees the DB,
 // then keeps entries and filter bytes per level from the files each flush
