@@ -26,7 +26,7 @@
 // so that a load spike on the shared machine hits both sides.
 //
 // usage: sstfilter-compare [--smoke] [--repeats N] [--out DIR]
-//                          [--no-sweeps]
+//                          [--no-sweeps] [--groups 10,16,12.5]
 // Writes DIR/compare.{md,csv,json}, DIR/sweep_fpr.csv, DIR/theory.csv,
 // DIR/cuckoo_n.csv and DIR/sweep_size.csv (DIR defaults to bench/results).
 // Exits non-zero if a filter misses a key it was built from, a policy
@@ -53,10 +53,13 @@ namespace {
 int Usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s [--smoke] [--repeats N] [--out DIR] [--no-sweeps]\n"
+               "          [--groups LIST]\n"
                "  --smoke      tiny sizes, one repeat (seconds; for ctest)\n"
                "  --repeats N  timing repeats per measurement (default 5)\n"
                "  --out DIR    where the results go (default bench/results)\n"
-               "  --no-sweeps  skip the FPR, cuckoo-n and size sweeps\n",
+               "  --no-sweeps  skip the FPR, cuckoo-n and size sweeps\n"
+               "  --groups L   only these bits/key groups, e.g. 10 or 10,16\n"
+               "               (default all: 10,16,12.5)\n",
                argv0);
   return 2;
 }
@@ -70,6 +73,7 @@ int main(int argc, char** argv) {
   bool sweeps = true;
   int repeats = 0;
   std::string out = "bench/results";
+  std::string groups;  // ",10,16," or empty for all
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--smoke") {
@@ -81,6 +85,8 @@ int main(int argc, char** argv) {
       if (repeats < 1) return Usage(argv[0]);
     } else if (arg == "--out" && i + 1 < argc) {
       out = argv[++i];
+    } else if (arg == "--groups" && i + 1 < argc) {
+      groups = "," + std::string(argv[++i]) + ",";
     } else {
       return Usage(argv[0]);
     }
@@ -104,6 +110,10 @@ int main(int argc, char** argv) {
 
   bool first = true;
   for (const Group& group : Groups()) {
+    if (!groups.empty() &&
+        groups.find("," + group.name + ",") == std::string::npos) {
+      continue;
+    }
     RunGroup(group, first && sweeps, &results);
     first = false;
   }
