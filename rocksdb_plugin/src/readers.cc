@@ -57,23 +57,27 @@ class Reader : public FilterBitsReader {
   explicit Reader(std::shared_ptr<const ProbeSampler> sampler)
       : sampler_(std::move(sampler)) {}
 
-  // Returns `may_match`, the answer for `key`, after reporting it if this
-  // probe is this thread's sample.
+  // Returns `may_match`, the answer for `key`, after counting the probe
+  // and reporting it if it is this thread's sample.
   bool Sampled(const Slice& key, bool may_match) const {
-    if (__builtin_expect(sampler_ != nullptr, 0) && SampleDue(1)) {
-      sampler_->Record(ToView(key), may_match);
-    }
+    if (__builtin_expect(sampler_ != nullptr, 0)) Count(1, key, may_match);
     return may_match;
   }
   // A batch counts a probe per key and reports its first key's answer.
   void SampledBatch(int num_keys, Slice** keys, const bool* may_match) const {
-    if (__builtin_expect(sampler_ != nullptr, 0) && num_keys > 0 &&
-        SampleDue(num_keys)) {
-      sampler_->Record(ToView(*keys[0]), may_match[0]);
+    if (__builtin_expect(sampler_ != nullptr, 0) && num_keys > 0) {
+      Count(num_keys, *keys[0], may_match[0]);
     }
   }
 
  private:
+  // Out of the probe's line: an unsampled reader's MayMatch then keeps
+  // nothing live across a call, and its frame stays small.
+  [[gnu::noinline, gnu::cold]] void Count(int probes, const Slice& key,
+                                          bool may_match) const {
+    if (SampleDue(probes)) sampler_->Record(ToView(key), may_match);
+  }
+
   const std::shared_ptr<const ProbeSampler> sampler_;
 };
 
@@ -187,28 +191,24 @@ void BlockedBloomReader<LineOps, kLinesPerKey>::MayMatch(int num_keys,
   MatchBatch(num_keys, keys, may_match);
 }
 #if defined(__x86_64__)
-template <>
-[[gnu::target("avx2"), gnu::flatten]] bool
-BlockedBloomReader<detail::Avx2LineOps, 1>::MayMatch(const Slice& key) {
-  return MatchOne(key);
-}
-template <>
-[[gnu::target("avx2"), gnu::flatten]] void
-BlockedBloomReader<detail::Avx2LineOps, 1>::MayMatch(int num_keys, Slice** keys,
-                                                     bool* may_match) {
-  MatchBatch(num_keys, keys, may_match);
-}
-template <>
-[[gnu::target("avx2"), gnu::flatten]] bool
-BlockedBloomReader<detail::Avx2LineOps, 2>::MayMatch(const Slice& key) {
-  return MatchOne(key);
-}
-template <>
-[[gnu::target("avx2"), gnu::flatten]] void
-BlockedBloomReader<detail::Avx2LineOps, 2>::MayMatch(int num_keys, Slice** keys,
-                                                     bool* may_match) {
-  MatchBatch(num_keys, keys, may_match);
-}
+// The AVX2 readers' entry points, compiled for AVX2 with every call inlined.
+#define SSTFILTER_AVX2_BLOOM_READER(LINE_OPS, LINES_PER_KEY)                \
+  template <>                                                               \
+  [[gnu::target("avx2"), gnu::flatten]] bool                                \
+  BlockedBloomReader<LINE_OPS, LINES_PER_KEY>::MayMatch(const Slice& key) { \
+    return MatchOne(key);                                                   \
+  }                                                                         \
+  template <>                                                               \
+  [[gnu::target("avx2"), gnu::flatten]] void                                \
+  BlockedBloomReader<LINE_OPS, LINES_PER_KEY>::MayMatch(                    \
+      int num_keys, Slice** keys, bool* may_match) {                        \
+    MatchBatch(num_keys, keys, may_match);                                  \
+  }
+SSTFILTER_AVX2_BLOOM_READER(detail::Avx2LineOps, 1)
+SSTFILTER_AVX2_BLOOM_READER(detail::Avx2LineOps, 2)
+SSTFILTER_AVX2_BLOOM_READER(detail::Avx2LineOpsUpTo8Probes, 1)
+SSTFILTER_AVX2_BLOOM_READER(detail::Avx2LineOpsUpTo8Probes, 2)
+#undef SSTFILTER_AVX2_BLOOM_READER
 #endif
 
 // The common static cuckoo filter (CuckooView::StaticTableOf).
@@ -262,16 +262,27 @@ FilterBitsReader* NewBlockedBloomReaderOf(
   return new BlockedBloomReader<LineOps, 2>(lines, std::move(sampler));
 }
 
+// A filter of lines gets the reader of its layout, SIMD path and probe
+// count; one of none (which answers "no") is read through its view.
 FilterBitsReader* NewBlockedBloomReader(
-    const BlockedBloomView& view, SimdPath path,
+    FilterView view, SimdPath path,
     std::shared_ptr<const ProbeSampler> sampler) {
+  const detail::BloomLines lines = view.blocked_bloom()->probe_lines();
+  if (lines.num_lines == 0) {
+    return new ViewReader(std::move(view), std::move(sampler));
+  }
 #if defined(__x86_64__)
   if (path == SimdPath::kAvx2 && SimdPathSupported(path)) {
-    return NewBlockedBloomReaderOf<detail::Avx2LineOps>(view.probe_lines(),
+    if (std::max(lines.probes_first, lines.probes_second) <=
+        detail::Avx2LineOpsUpTo8Probes::kMaxProbes) {
+      return NewBlockedBloomReaderOf<detail::Avx2LineOpsUpTo8Probes>(
+          lines, std::move(sampler));
+    }
+    return NewBlockedBloomReaderOf<detail::Avx2LineOps>(lines,
                                                         std::move(sampler));
   }
 #endif
-  return NewBlockedBloomReaderOf<detail::ScalarLineOps>(view.probe_lines(),
+  return NewBlockedBloomReaderOf<detail::ScalarLineOps>(lines,
                                                         std::move(sampler));
 }
 
@@ -295,8 +306,9 @@ FilterBitsReader* NewBitsReaderOnPath(
     case BlockOwner::kMayMatch:
       return new AlwaysMayMatchReader(std::move(sampler));
   }
-  if (const BlockedBloomView* bloom = block.ours.blocked_bloom()) {
-    return NewBlockedBloomReader(*bloom, path, std::move(sampler));
+  if (block.ours.blocked_bloom() != nullptr) {
+    return NewBlockedBloomReader(std::move(block.ours), path,
+                                 std::move(sampler));
   }
   detail::cuckoo::BucketTable table;
   if (block.ours.cuckoo()->StaticTableOf(&table)) {

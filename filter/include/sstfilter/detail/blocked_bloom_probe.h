@@ -76,10 +76,11 @@ inline void PrefetchLine(const uint8_t* line) {
 // The probes take the layout from the BloomLines (kLinesPerKey = 0, as the
 // views do), or are compiled for one (1 or 2), as the RocksDB plugin's
 // readers, which choose it once per block, are: then a one-line probe has
-// no branch for a second line.
+// no branch for a second line, and the filter must have lines (a reader
+// reads a filter of none apart).
 template <typename LineOps, uint32_t kLinesPerKey = 0>
 inline bool MayContain(const BloomLines& s, uint64_t hash) {
-  if (s.num_lines == 0) return false;
+  if (kLinesPerKey == 0 && s.num_lines == 0) return false;
   const KeyLine first = FirstLineOf(hash, s.num_lines);
   if (!LineOps::Test(LinePtr(s.lines, first.line), first.g, s.probes_first)) {
     return false;
@@ -106,7 +107,7 @@ inline bool MayContain(const BloomLines& s, uint64_t hash) {
 template <typename LineOps, uint32_t kLinesPerKey = 0, typename HashAt>
 inline void MayContainBatchOf(const BloomLines& s, size_t count,
                               HashAt&& hash_at, bool* results) {
-  if (s.num_lines == 0) {
+  if (kLinesPerKey == 0 && s.num_lines == 0) {
     for (size_t i = 0; i < count; ++i) results[i] = false;
     return;
   }
