@@ -39,11 +39,14 @@ using ROCKSDB_NAMESPACE::Slice;
 [[gnu::tls_model("initial-exec")]] thread_local uint32_t probes_to_next_sample =
     LevelWorkload::kSampleEvery;
 
-// Whether this thread's next `probes` probes include a sample.
+// Whether this thread's next `probes` probes include a sample. The count
+// never reaches 0 but here, so a single probe is one decrement and test.
 inline bool SampleDue(int probes) {
-  const uint32_t n = static_cast<uint32_t>(std::max(probes, 1));
-  if (probes_to_next_sample > n) {
-    probes_to_next_sample -= n;
+  if (probes <= 1) {
+    if (__builtin_expect(--probes_to_next_sample != 0, 1)) return false;
+  } else if (__builtin_expect(
+                 probes_to_next_sample > static_cast<uint32_t>(probes), 1)) {
+    probes_to_next_sample -= static_cast<uint32_t>(probes);
     return false;
   }
   probes_to_next_sample = LevelWorkload::kSampleEvery;
@@ -57,25 +60,28 @@ class Reader : public FilterBitsReader {
   explicit Reader(std::shared_ptr<const ProbeSampler> sampler)
       : sampler_(std::move(sampler)) {}
 
-  // Returns `may_match`, the answer for `key`, after counting the probe
-  // and reporting it if it is this thread's sample.
+  // Returns `may_match`, the answer for `key`, after reporting it if this
+  // probe is this thread's sample.
   bool Sampled(const Slice& key, bool may_match) const {
-    if (__builtin_expect(sampler_ != nullptr, 0)) Count(1, key, may_match);
+    if (__builtin_expect(sampler_ != nullptr, 0) && SampleDue(1)) {
+      Report(key, may_match);
+    }
     return may_match;
   }
   // A batch counts a probe per key and reports its first key's answer.
   void SampledBatch(int num_keys, Slice** keys, const bool* may_match) const {
-    if (__builtin_expect(sampler_ != nullptr, 0) && num_keys > 0) {
-      Count(num_keys, *keys[0], may_match[0]);
+    if (__builtin_expect(sampler_ != nullptr, 0) && num_keys > 0 &&
+        SampleDue(num_keys)) {
+      Report(*keys[0], may_match[0]);
     }
   }
 
  private:
-  // Out of the probe's line: an unsampled reader's MayMatch then keeps
-  // nothing live across a call, and its frame stays small.
-  [[gnu::noinline, gnu::cold]] void Count(int probes, const Slice& key,
-                                          bool may_match) const {
-    if (SampleDue(probes)) sampler_->Record(ToView(key), may_match);
+  // Out of the probe's line: nothing stays live across a call on the
+  // probe's path, and the frame of MayMatch stays small.
+  [[gnu::noinline, gnu::cold]] void Report(const Slice& key,
+                                           bool may_match) const {
+    sampler_->Record(ToView(key), may_match);
   }
 
   const std::shared_ptr<const ProbeSampler> sampler_;
