@@ -296,7 +296,7 @@ void WriteMarkdown(const Results& r, const std::string& path) {
   query_table(many_title, {{"b_absent", "absent"}, {"b_present", "present"}});
   md << "\nFiles and total size per policy (target: at least "
      << Fixed(z.many_total_bytes / 1048576.0, 1)
-     << " MiB = 4x L3), and the FPR over the "
+     << " MiB: 4x L3, or --many-mib), and the FPR over the "
      << Num(static_cast<double>(z.many_queries)) << " absent queries:\n\n"
      << "| bits/key | policy | files | MiB | bits/key | FPR % |\n"
      << "|---|---|---:|---:|---:|---:|\n";

@@ -32,8 +32,8 @@ struct Sizes {
   uint64_t queries_per_sample = 1 << 20;
   uint64_t fpr_keys = 1'000'000;      // the filter FPR is measured on
   uint64_t fpr_queries = 10'000'000;  // absent keys per FPR
-  // (b): at least 4x L3 in filters of this many keys, which at 10
-  // bits/key and 32 MiB of L3 is more than 3,000 filters.
+  // (b): at least 4x L3 (or --many-mib) in filters of this many keys,
+  // which at 10 bits/key and 128 MiB is more than 3,000 filters.
   uint64_t many_min_keys = 10'000;
   uint64_t many_max_keys = 50'000;
   uint64_t many_total_bytes = 0;  // set from the L3 size

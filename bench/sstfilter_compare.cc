@@ -27,6 +27,7 @@
 //
 // usage: sstfilter-compare [--smoke] [--repeats N] [--out DIR]
 //                          [--no-sweeps] [--groups 10,16,12.5]
+//                          [--many-mib N]
 // Writes DIR/compare.{md,csv,json}, DIR/sweep_fpr.csv, DIR/theory.csv,
 // DIR/cuckoo_n.csv and DIR/sweep_size.csv (DIR defaults to bench/results).
 // Exits non-zero if a filter misses a key it was built from, a policy
@@ -59,7 +60,10 @@ int Usage(const char* argv0) {
                "  --out DIR    where the results go (default bench/results)\n"
                "  --no-sweeps  skip the FPR, cuckoo-n and size sweeps\n"
                "  --groups L   only these bits/key groups, e.g. 10 or 10,16\n"
-               "               (default all: 10,16,12.5)\n",
+               "               (default all: 10,16,12.5)\n"
+               "  --many-mib N (b)'s filters per policy, in MiB (default 4x\n"
+               "               the L3 size sysfs gives; a VM may give the\n"
+               "               host's, far more than it has)\n",
                argv0);
   return 2;
 }
@@ -74,6 +78,7 @@ int main(int argc, char** argv) {
   int repeats = 0;
   std::string out = "bench/results";
   std::string groups;  // ",10,16," or empty for all
+  uint64_t many_mib = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--smoke") {
@@ -85,6 +90,9 @@ int main(int argc, char** argv) {
       if (repeats < 1) return Usage(argv[0]);
     } else if (arg == "--out" && i + 1 < argc) {
       out = argv[++i];
+    } else if (arg == "--many-mib" && i + 1 < argc) {
+      many_mib = std::strtoull(argv[++i], nullptr, 10);
+      if (many_mib < 1) return Usage(argv[0]);
     } else if (arg == "--groups" && i + 1 < argc) {
       groups = "," + std::string(argv[++i]) + ",";
     } else {
@@ -103,7 +111,10 @@ int main(int argc, char** argv) {
 
   Results results;
   results.sizes = smoke ? SmokeSizes() : Sizes();
-  if (!smoke) results.sizes.many_total_bytes = 4 * L3Bytes();
+  if (!smoke) {
+    results.sizes.many_total_bytes =
+        many_mib > 0 ? many_mib << 20 : 4 * L3Bytes();
+  }
   if (repeats > 0) results.sizes.repeats = repeats;
   results.sizes.sweeps = sweeps;
   results.load_before = LoadAverage();
