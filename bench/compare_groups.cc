@@ -61,6 +61,14 @@ std::vector<Group> Groups() {
           {"Cuckoo", "sstfilter.Cuckoo:" + b},
           {"Hybrid", "sstfilter.Hybrid:" + b}}});
   }
+  // The readers of the two layouts given a sampler, as LevelAware's
+  // learning gives them one, beside the same readers without.
+  for (const char* layout : {"BlockedBloom", "BlockedBloom 1 line"}) {
+    const std::string id = std::string("sstfilter.BlockedBloom:10") +
+                           (std::string(layout) == "BlockedBloom" ? "" : ":1");
+    groups[0].subjects.push_back(
+        {std::string(layout) + kSampledSuffix, "sampled:" + id});
+  }
   // The cuckoo filter at f = 12 (about 12.5 bits/key) beside the others at
   // its size.
   groups.push_back(

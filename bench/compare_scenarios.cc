@@ -4,11 +4,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <random>
+#include <string_view>
 
 #ifdef SSTFILTER_FAST_LOCAL_BLOOM_AVX2
 #include "fast_local_bloom_avx2.h"
 #endif
+#include "filter_bits.h"
+#include "probe_sampler.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/table.h"
 
@@ -22,11 +26,33 @@ std::string ManyPrefix(size_t filter) {
 
 // ---------------------------------------------------------------- subjects
 
-// `id` is a FilterPolicy::CreateFromString value, or
-// "FastLocalBloom-AVX2:<bits_per_key>" for the AVX2 reference.
+// An empty sampler: what a sampled reader costs beyond the Record calls of
+// its user (LevelAware's learning).
+class TrivialSampler final : public rocksdb_plugin::ProbeSampler {
+ public:
+  void Record(std::string_view, bool) const override {}
+};
+
+// `id` is a FilterPolicy::CreateFromString value,
+// "FastLocalBloom-AVX2:<bits_per_key>" for the AVX2 reference, or
+// "sampled:<id>": that policy's builder, and its reader given a
+// TrivialSampler (rocksdb_plugin/src/probe_sampler.h).
 bool MakeSubject(const std::string& name, const std::string& id, Subject* out) {
   out->name = name;
   out->id = id;
+  const std::string sampled_prefix = "sampled:";
+  if (id.rfind(sampled_prefix, 0) == 0) {
+    if (!SubjectOfPolicy(name, id.substr(sampled_prefix.size()), out)) {
+      return false;
+    }
+    out->id = id;
+    out->new_reader = [](const rdb::Slice& contents) {
+      static const auto sampler = std::make_shared<const TrivialSampler>();
+      return rocksdb_plugin::NewBitsReader(
+          contents, BlockFamily::kRocksdbBuiltin, sampler);
+    };
+    return true;
+  }
 #ifdef SSTFILTER_FAST_LOCAL_BLOOM_AVX2
   const std::string flb_prefix = std::string(kFastLocalBloomAvx2) + ":";
   if (id.rfind(flb_prefix, 0) == 0) {

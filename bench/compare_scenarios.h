@@ -19,6 +19,9 @@ namespace sstfilter::bench {
 inline constexpr char kBloom[] = "bloomfilter";
 inline constexpr char kFastLocalBloomAvx2[] = "FastLocalBloom-AVX2";
 inline constexpr char kRibbon[] = "ribbonfilter";
+// The name of a subject whose reader is given a sampler: the unsampled
+// subject's name, then this.
+inline constexpr char kSampledSuffix[] = " sampled";
 
 // ---------------------------------------------------------------- sizes
 
@@ -31,8 +34,10 @@ struct Sizes {
   uint64_t build_keys_per_sample = 1 << 18;
   uint64_t fpr_keys = 1'000'000;      // the filter FPR is measured on
   uint64_t fpr_queries = 10'000'000;  // absent keys per FPR
-  uint64_t many_min_keys = 10'000;    // (b)
-  uint64_t many_max_keys = 100'000;
+  // (b): at least 4x L3 (or --many-mib) in filters of this many keys,
+  // which at 10 bits/key and 128 MiB is more than 3,000 filters.
+  uint64_t many_min_keys = 10'000;
+  uint64_t many_max_keys = 50'000;
   uint64_t many_total_bytes = 0;  // set from the L3 size
   uint64_t many_queries = 1 << 19;
   std::vector<uint64_t> cuckoo_n = {
@@ -56,7 +61,8 @@ struct Group {
   std::vector<std::pair<std::string, std::string>> subjects;  // name, id
 };
 
-// The groups: 10 and 16 bits/key, and 12.5 for the cuckoo filter at f = 12.
+// The groups: 10 and 16 bits/key (10 with the sampled readers too), and
+// 12.5 for the cuckoo filter at f = 12.
 std::vector<Group> Groups();
 
 // `bits` as the shortest decimal ("10", "12.5").

@@ -26,7 +26,8 @@
 // so that a load spike on the shared machine hits both sides.
 //
 // usage: sstfilter-compare [--smoke] [--repeats N] [--out DIR]
-//                          [--no-sweeps]
+//                          [--no-sweeps] [--groups 10,16,12.5]
+//                          [--many-mib N]
 //        sstfilter-compare --build-check [--repeats N]
 // Writes DIR/compare.{md,csv,json}, DIR/sweep_fpr.csv, DIR/theory.csv,
 // DIR/cuckoo_n.csv and DIR/sweep_size.csv (DIR defaults to bench/results).
@@ -90,17 +91,22 @@ int BuildCheck(Results* results) {
 }
 
 int Usage(const char* argv0) {
-  std::fprintf(
-      stderr,
-      "usage: %s [--smoke] [--repeats N] [--out DIR] [--no-sweeps]\n"
-      "       %s --build-check [--repeats N]\n"
-      "  --smoke        tiny sizes, one repeat (seconds; for ctest)\n"
-      "  --repeats N    timing repeats per measurement (default 5)\n"
-      "  --out DIR      where the results go (default bench/results)\n"
-      "  --no-sweeps    skip the FPR, cuckoo-n and size sweeps\n"
-      "  --build-check  only the build-time guard: REGRESSION and exit\n"
-      "                 3 where a build passes its limit\n",
-      argv0, argv0);
+  std::fprintf(stderr,
+               "usage: %s [--smoke] [--repeats N] [--out DIR] [--no-sweeps]\n"
+               "          [--groups LIST] [--many-mib N]\n"
+               "       %s --build-check [--repeats N]\n"
+               "  --smoke        tiny sizes, one repeat (seconds; for ctest)\n"
+               "  --repeats N    timing repeats per measurement (default 5)\n"
+               "  --out DIR      where the results go (default bench/results)\n"
+               "  --no-sweeps    skip the FPR, cuckoo-n and size sweeps\n"
+               "  --groups L     only these bits/key groups, e.g. 10 or 10,16\n"
+               "                 (default all: 10,16,12.5)\n"
+               "  --many-mib N   (b)'s filters per policy, in MiB (default 4x\n"
+               "                 the L3 size sysfs gives; a VM may give the\n"
+               "                 host's, far more than it has)\n"
+               "  --build-check  only the build-time guard: REGRESSION and exit\n"
+               "                 3 where a build passes its limit\n",
+               argv0, argv0);
   return 2;
 }
 
@@ -114,6 +120,8 @@ int main(int argc, char** argv) {
   bool build_check = false;
   int repeats = 0;
   std::string out = "bench/results";
+  std::string groups;  // ",10,16," or empty for all
+  uint64_t many_mib = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--smoke") {
@@ -127,6 +135,11 @@ int main(int argc, char** argv) {
       if (repeats < 1) return Usage(argv[0]);
     } else if (arg == "--out" && i + 1 < argc) {
       out = argv[++i];
+    } else if (arg == "--many-mib" && i + 1 < argc) {
+      many_mib = std::strtoull(argv[++i], nullptr, 10);
+      if (many_mib < 1) return Usage(argv[0]);
+    } else if (arg == "--groups" && i + 1 < argc) {
+      groups = "," + std::string(argv[++i]) + ",";
     } else {
       return Usage(argv[0]);
     }
@@ -143,7 +156,10 @@ int main(int argc, char** argv) {
 
   Results results;
   results.sizes = smoke ? SmokeSizes() : Sizes();
-  if (!smoke) results.sizes.many_total_bytes = 4 * L3Bytes();
+  if (!smoke) {
+    results.sizes.many_total_bytes =
+        many_mib > 0 ? many_mib << 20 : 4 * L3Bytes();
+  }
   if (repeats > 0) results.sizes.repeats = repeats;
   results.sizes.sweeps = sweeps;
   if (build_check) return BuildCheck(&results);
@@ -151,6 +167,10 @@ int main(int argc, char** argv) {
 
   bool first = true;
   for (const Group& group : Groups()) {
+    if (!groups.empty() &&
+        groups.find("," + group.name + ",") == std::string::npos) {
+      continue;
+    }
     RunGroup(group, first && sweeps, &results);
     first = false;
   }

@@ -46,15 +46,13 @@ size_t CountMayContain(const BlockedBloomView& view,
   return hits;
 }
 
-// Restores the default SIMD path after a test that forces one.
-class SimdPathGuard {
- public:
-  SimdPathGuard() : saved_(ActiveSimdPath()) {}
-  ~SimdPathGuard() { SetSimdPath(saved_); }
-
- private:
-  SimdPath saved_;
-};
+// A view of `bytes` probing on `path`.
+BlockedBloomView ViewOnPath(std::string_view bytes, SimdPath path) {
+  BlockedBloomView parsed, view;
+  EXPECT_TRUE(BlockedBloomView::Parse(bytes, &parsed).ok());
+  EXPECT_TRUE(parsed.OnSimdPath(path, &view));
+  return view;
+}
 
 std::vector<SimdPath> SupportedPaths() {
   std::vector<SimdPath> paths = {SimdPath::kScalar};
@@ -73,9 +71,7 @@ std::vector<uint64_t> TestSizes() {
 }
 
 TEST(BlockedBloomTest, NeverFalseNegativeAcrossSizesPatternsAndPaths) {
-  SimdPathGuard guard;
   for (SimdPath path : SupportedPaths()) {
-    ASSERT_TRUE(SetSimdPath(path));
     for (uint64_t n : TestSizes()) {
       for (double bits_per_key : {1.0, 6.0, 9.9, 16.0, 24.0}) {
         for (uint32_t lines : {1u, 2u}) {
@@ -84,8 +80,8 @@ TEST(BlockedBloomTest, NeverFalseNegativeAcrossSizesPatternsAndPaths) {
           for (const auto& keys :
                {SequentialKeyHashes(n), RandomKeyHashes(n, n + 1)}) {
             const std::string bytes = WriteBlockedBloom(params, keys);
-            BlockedBloomView view;
-            ASSERT_TRUE(BlockedBloomView::Parse(bytes, &view).ok());
+            const BlockedBloomView view = ViewOnPath(bytes, path);
+            ASSERT_EQ(view.simd_path(), path);
             std::vector<char> batch(keys.size());
             view.MayContainBatch(keys.data(), keys.size(),
                                  reinterpret_cast<bool*>(batch.data()));
@@ -206,7 +202,6 @@ TEST(BlockedBloomTest, FprBeatsFastLocalBloomAtEqualBitsPerKey) {
 
 TEST(BlockedBloomTest, SimdAndScalarPathsBuildIdenticalBytesAndAnswers) {
   if (!SimdPathSupported(SimdPath::kAvx2)) GTEST_SKIP() << "no AVX2 here";
-  SimdPathGuard guard;
   const auto absent = AbsentKeyHashes(20000);
   for (uint64_t n : {0, 1, 3, 1000, 54321}) {
     const auto keys = RandomKeyHashes(n, 5);
@@ -216,20 +211,17 @@ TEST(BlockedBloomTest, SimdAndScalarPathsBuildIdenticalBytesAndAnswers) {
         for (uint32_t probes = lines; probes <= BlockedBloomParams::kMaxProbes;
              probes += 5) {
           params.num_probes = probes;
-          ASSERT_TRUE(SetSimdPath(SimdPath::kScalar));
-          const std::string scalar = WriteBlockedBloom(params, keys);
-          ASSERT_TRUE(SetSimdPath(SimdPath::kAvx2));
-          const std::string avx2 = WriteBlockedBloom(params, keys);
-          ASSERT_EQ(scalar, avx2) << "n=" << n << " probes=" << probes;
-
-          BlockedBloomView view;
-          ASSERT_TRUE(BlockedBloomView::Parse(scalar, &view).ok());
+          // Writers have no SIMD path: one write serves both views.
+          const std::string bytes = WriteBlockedBloom(params, keys);
+          const BlockedBloomView scalar = ViewOnPath(bytes, SimdPath::kScalar);
+          const BlockedBloomView avx2 = ViewOnPath(bytes, SimdPath::kAvx2);
           std::vector<char> avx2_answers(absent.size());
-          view.MayContainBatch(absent.data(), absent.size(),
+          avx2.MayContainBatch(absent.data(), absent.size(),
                                reinterpret_cast<bool*>(avx2_answers.data()));
-          ASSERT_TRUE(SetSimdPath(SimdPath::kScalar));
           for (size_t i = 0; i < absent.size(); ++i) {
-            ASSERT_EQ(view.MayContain(absent[i]), avx2_answers[i] != 0)
+            ASSERT_EQ(avx2.MayContain(absent[i]), avx2_answers[i] != 0)
+                << "n=" << n << " probes=" << probes << " query " << i;
+            ASSERT_EQ(scalar.MayContain(absent[i]), avx2_answers[i] != 0)
                 << "n=" << n << " probes=" << probes << " query " << i;
           }
         }

@@ -1,20 +1,32 @@
 // NewBitsReader picks one reader per kind, layout and SIMD path (the inline
 // probes of sstfilter/detail/). Each must answer every key exactly as the
-// filter's own view does, for both format versions.
+// filter's own view does, for both format versions; a reader is made for
+// each path (NewBitsReaderOnPath). The readers and builders hash keys with
+// the plugin's inline hash, which must be sstfilter::HashKey; a reader
+// given a ProbeSampler reports one probe in 256 to it and answers as
+// without.
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "filter_bits.h"
+#include "key_hash.h"
+#include "probe_sampler.h"
 #include "rocksdb_test_support.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/filter_view.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/simd.h"
+#include "sstfilter/workload.h"
 
 namespace sstfilter::test_support {
 namespace {
@@ -55,13 +67,13 @@ std::string GoldenV1(const std::string& name) {
 // Every reader answer, single and in MultiGet batches of up to 32, equals
 // the view's, for present and absent keys.
 void ExpectReaderAnswersAsView(const std::string& bytes,
-                               const std::vector<std::string>& queries) {
+                               const std::vector<std::string>& queries,
+                               SimdPath path) {
   FilterView view;
   ASSERT_TRUE(FilterView::Parse(bytes, &view).ok());
-  std::shared_ptr<const rdb::FilterPolicy> policy;
-  ASSERT_TRUE(MakePolicy("sstfilter.BlockedBloom:10", &policy).ok());
   std::unique_ptr<rdb::FilterBitsReader> reader(
-      policy->GetFilterBitsReader(rdb::Slice(bytes)));
+      rocksdb_plugin::NewBitsReaderOnPath(rdb::Slice(bytes),
+                                          BlockFamily::kRocksdbBuiltin, path));
   std::vector<rdb::Slice> slices(queries.begin(), queries.end());
   std::vector<rdb::Slice*> pointers;
   for (auto& slice : slices) pointers.push_back(&slice);
@@ -83,11 +95,8 @@ void ExpectReaderAnswersAsView(const std::string& bytes,
 class ReaderPathTest : public ::testing::TestWithParam<SimdPath> {
  protected:
   void SetUp() override {
-    saved_ = ActiveSimdPath();
-    if (!SetSimdPath(GetParam())) GTEST_SKIP() << "path not on this CPU";
+    if (!SimdPathSupported(GetParam())) GTEST_SKIP() << "path not on this CPU";
   }
-  void TearDown() override { SetSimdPath(saved_); }
-  SimdPath saved_ = SimdPath::kScalar;
 };
 
 TEST_P(ReaderPathTest, EveryReaderAnswersAsTheFiltersView) {
@@ -99,25 +108,25 @@ TEST_P(ReaderPathTest, EveryReaderAnswersAsTheFiltersView) {
       SCOPED_TRACE("BlockedBloom lines=" + std::to_string(lines) +
                    " bits=" + std::to_string(bits));
       ExpectReaderAnswersAsView(BloomBytes(20000, bits, lines, present),
-                                queries);
+                                queries, GetParam());
     }
   }
   // f <= 16 has the inline static reader; wider ones, chains and format v1
   // go through the view.
   for (uint32_t f : {4u, 8u, 12u, 16u, 17u, 32u}) {
     SCOPED_TRACE("Cuckoo f=" + std::to_string(f));
-    ExpectReaderAnswersAsView(CuckooBytes(f, present), queries);
+    ExpectReaderAnswersAsView(CuckooBytes(f, present), queries, GetParam());
   }
   CuckooFilter chain;
   ASSERT_TRUE(CuckooFilter::Create(12, 500, &chain).ok());
   for (const auto& key : present) ASSERT_TRUE(chain.AddKey(key).ok());
-  ExpectReaderAnswersAsView(chain.Serialize(), queries);
+  ExpectReaderAnswersAsView(chain.Serialize(), queries, GetParam());
   for (const char* v1 :
        {"blocked_bloom_12345keys_145lines_4probes_2lpk.bin",
         "blocked_bloom_1000keys_20lines_7probes_1lpk.bin",
         "cuckoo_static_12345keys_f12.bin", "cuckoo_dynamic_2000keys_f12.bin"}) {
     SCOPED_TRACE(v1);
-    ExpectReaderAnswersAsView(GoldenV1(v1), queries);
+    ExpectReaderAnswersAsView(GoldenV1(v1), queries, GetParam());
   }
 }
 
@@ -126,6 +135,96 @@ INSTANTIATE_TEST_SUITE_P(SimdPaths, ReaderPathTest,
                          [](const auto& info) {
                            return std::string(SimdPathName(info.param));
                          });
+
+// Every length XXH3 treats apart (0, 1-3, 4-8, 9-16, 17-128, 129-240 and
+// longer), random bytes.
+TEST(KeyHashTest, PluginInlineHashIsHashKey) {
+  std::mt19937_64 rng(34);
+  size_t differ = 0;
+  for (size_t length = 0; length <= 1100; ++length) {
+    for (int copy = 0; copy < 8; ++copy) {
+      std::string key(length, '\0');
+      for (char& c : key) c = static_cast<char>(rng());
+      differ += rocksdb_plugin::HashKeyInline(key) != HashKey(key);
+    }
+  }
+  EXPECT_EQ(differ, 0u);
+}
+
+// Counts what it is given; keeps the keys and answers.
+class CountingSampler final : public rocksdb_plugin::ProbeSampler {
+ public:
+  void Record(std::string_view key, bool may_match) const override {
+    recorded.emplace_back(std::string(key), may_match);
+  }
+  mutable std::vector<std::pair<std::string, bool>> recorded;
+};
+
+// One block of each reader: BlockedBloom of one line and of two, the
+// static cuckoo filter, a cuckoo chain (through the view), RocksDB's
+// FastLocalBloom, and a block that reads as "may match".
+std::vector<std::string> OneBlockPerReader(
+    const std::vector<std::string>& keys) {
+  std::vector<std::string> blocks = {BloomBytes(keys.size(), 10, 1, keys),
+                                     BloomBytes(keys.size(), 10, 2, keys),
+                                     CuckooBytes(12, keys)};
+  CuckooFilter chain;
+  EXPECT_TRUE(CuckooFilter::Create(12, keys.size() / 4, &chain).ok());
+  for (const auto& key : keys) EXPECT_TRUE(chain.AddKey(key).ok());
+  blocks.push_back(chain.Serialize());
+  std::shared_ptr<const rdb::FilterPolicy> bloom;
+  EXPECT_TRUE(MakePolicy("bloomfilter:10", &bloom).ok());
+  blocks.push_back(BuildFilter(*bloom, keys).bytes.ToString());
+  blocks.push_back("not a filter block");
+  return blocks;
+}
+
+TEST(SampledReaderTest, ReportsAboutOneProbeIn256AndAnswersAsUnsampled) {
+  const auto present = Keys("key", 4000);
+  std::vector<std::string> queries = Keys("absent", 40000);
+  queries.insert(queries.end(), present.begin(), present.end());
+  std::vector<rdb::Slice> slices(queries.begin(), queries.end());
+  std::vector<rdb::Slice*> pointers;
+  for (auto& slice : slices) pointers.push_back(&slice);
+  const size_t expected = queries.size() / LevelWorkload::kSampleEvery;
+  size_t block_index = 0;
+  for (const std::string& block : OneBlockPerReader(present)) {
+    SCOPED_TRACE("block " + std::to_string(block_index++));
+    const rdb::Slice contents(block);
+    std::unique_ptr<rdb::FilterBitsReader> unsampled(
+        rocksdb_plugin::NewBitsReader(contents, BlockFamily::kRocksdbBuiltin));
+    auto sampler = std::make_shared<CountingSampler>();
+    std::unique_ptr<rdb::FilterBitsReader> sampled(
+        rocksdb_plugin::NewBitsReader(contents, BlockFamily::kRocksdbBuiltin,
+                                      sampler));
+    std::map<std::string, bool> answer;
+    size_t differ = 0;
+    for (const rdb::Slice& key : slices) {
+      const bool expected_answer = unsampled->MayMatch(key);
+      answer[key.ToString()] = expected_answer;
+      differ += sampled->MayMatch(key) != expected_answer;
+    }
+    EXPECT_EQ(differ, 0u);
+    EXPECT_NEAR(sampler->recorded.size(), expected, 1.0) << "single probes";
+    // Batches of MultiGet's 32 keys count a probe per key.
+    const size_t single_records = sampler->recorded.size();
+    for (size_t start = 0; start + 32 <= queries.size(); start += 32) {
+      bool batched[32];
+      sampled->MayMatch(32, pointers.data() + start, batched);
+      for (size_t i = 0; i < 32; ++i) {
+        differ += batched[i] != answer[queries[start + i]];
+      }
+    }
+    EXPECT_EQ(differ, 0u);
+    EXPECT_NEAR(sampler->recorded.size() - single_records,
+                queries.size() / 32 * 32 / LevelWorkload::kSampleEvery, 1.0)
+        << "batched probes";
+    // What is recorded is the reader's answer for the key recorded.
+    for (const auto& [key, may_match] : sampler->recorded) {
+      EXPECT_EQ(may_match, answer.at(key)) << key;
+    }
+  }
+}
 
 }  // namespace
 }  // namespace sstfilter::test_support

@@ -121,14 +121,14 @@ BuiltinFormat ReadBuiltinFormat(std::string_view bytes) {
 
 BlockClass ClassifyBlock(std::string_view bytes, BlockFamily family) {
   BlockClass block;
-  block.why = FilterView::Parse(bytes, &block.ours);
+  const BlockTags tags = ReadBlockTags(bytes);  // the one read of the tags
+  block.why = FilterView::Parse(bytes, tags, &block.ours);
   if (block.why.ok()) {
     block.owner = BlockOwner::kOurs;
     return block;
   }
-  FormatTag tag;
-  if (ReadTrailerTag(bytes, &tag) ||
-      (family == BlockFamily::kSstfilter && ReadHeadTag(bytes, &tag))) {
+  if (tags.has_trailer ||
+      (family == BlockFamily::kSstfilter && tags.has_head)) {
     return block;  // kMayMatch, why our parse failed
   }
   block.rocksdb = ReadBuiltinFormat(bytes);

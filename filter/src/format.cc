@@ -45,25 +45,35 @@ bool ReadHeadTag(std::string_view bytes, FormatTag* tag) {
   return true;
 }
 
-Status PeekFormat(std::string_view bytes, FilterKind* kind, uint8_t* version) {
-  if (bytes.size() < kFormatTagSize) {
-    return Status::Corruption("filter is " + std::to_string(bytes.size()) +
+BlockTags ReadBlockTags(std::string_view bytes) {
+  BlockTags tags;
+  tags.block_bytes = bytes.size();
+  tags.has_trailer = ReadTrailerTag(bytes, &tags.trailer);
+  tags.has_head = ReadHeadTag(bytes, &tags.head);
+  return tags;
+}
+
+Status BlockTags::First(FormatTag* tag) const {
+  if (block_bytes < kFormatTagSize) {
+    return Status::Corruption("filter is " + std::to_string(block_bytes) +
                               " bytes, shorter than its 4-byte tag");
   }
-  FormatTag tag;
-  if (!ReadTrailerTag(bytes, &tag) && !ReadHeadTag(bytes, &tag)) {
+  if (!has_trailer && !has_head) {
     return Status::Corruption(
         "filter has no tag: the magic \"SF\" is neither at its end (after a 0 "
         "byte) nor at its start");
   }
-  *kind = tag.kind;
-  *version = tag.version;
+  *tag = has_trailer ? trailer : head;
   return Status::Ok();
 }
 
-bool HasV1Tag(std::string_view bytes, FilterKind kind) {
+Status PeekFormat(std::string_view bytes, FilterKind* kind, uint8_t* version) {
   FormatTag tag;
-  return ReadHeadTag(bytes, &tag) && tag.kind == kind && tag.version == 1;
+  const Status s = ReadBlockTags(bytes).First(&tag);
+  if (!s.ok()) return s;
+  *kind = tag.kind;
+  *version = tag.version;
+  return Status::Ok();
 }
 
 Status CheckKindAndVersion(FilterKind kind, uint8_t version,

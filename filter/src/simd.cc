@@ -1,9 +1,5 @@
 #include "sstfilter/simd.h"
 
-#include <atomic>
-
-#include "simd_internal.h"
-
 namespace sstfilter {
 
 bool SimdPathSupported(SimdPath path) {
@@ -21,18 +17,10 @@ bool SimdPathSupported(SimdPath path) {
   return false;
 }
 
-namespace detail {
-std::atomic<bool> g_use_avx2{SimdPathSupported(SimdPath::kAvx2)};
-}  // namespace detail
-
-SimdPath ActiveSimdPath() {
-  return detail::UseAvx2() ? SimdPath::kAvx2 : SimdPath::kScalar;
-}
-
-bool SetSimdPath(SimdPath path) {
-  if (!SimdPathSupported(path)) return false;
-  detail::g_use_avx2.store(path == SimdPath::kAvx2, std::memory_order_relaxed);
-  return true;
+SimdPath BestSimdPath() {
+  static const SimdPath best =
+      SimdPathSupported(SimdPath::kAvx2) ? SimdPath::kAvx2 : SimdPath::kScalar;
+  return best;
 }
 
 const char* SimdPathName(SimdPath path) {

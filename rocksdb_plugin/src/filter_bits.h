@@ -12,6 +12,7 @@
 #include "rocksdb_compat.h"
 #include "sstfilter/block_classifier.h"
 #include "sstfilter/format.h"
+#include "sstfilter/simd.h"
 #include "sstfilter/usable_space.h"
 #include "table/block_based/filter_policy_internal.h"
 
@@ -106,6 +107,13 @@ BitsBuilder* NewBitsBuilder(const BuilderConfig& config);
 // are immutable but for that.
 ROCKSDB_NAMESPACE::FilterBitsReader* NewBitsReader(
     const ROCKSDB_NAMESPACE::Slice& contents, BlockFamily family,
+    std::shared_ptr<const ProbeSampler> sampler = nullptr);
+
+// NewBitsReader for the SIMD path `path` (sstfilter/simd.h) where
+// NewBitsReader takes BestSimdPath(): for the tests and benchmarks that
+// compare paths. A path the CPU cannot run probes as scalar.
+ROCKSDB_NAMESPACE::FilterBitsReader* NewBitsReaderOnPath(
+    const ROCKSDB_NAMESPACE::Slice& contents, BlockFamily family, SimdPath path,
     std::shared_ptr<const ProbeSampler> sampler = nullptr);
 
 }  // namespace sstfilter::rocksdb_plugin

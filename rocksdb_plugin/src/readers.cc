@@ -1,6 +1,7 @@
 // The FilterBitsReaders of every sstfilter policy (filter_bits.h): one per
-// block, chosen once by kind, layout and SIMD path, and NewBitsReader, the
-// one switch that picks it (or RocksDB's own reader, or "may match").
+// block, chosen once by kind, layout and SIMD path, each carrying the
+// table's ProbeSampler if it has one, and NewBitsReader, the one switch
+// that picks it (or RocksDB's own reader, or "may match").
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -26,28 +27,97 @@ namespace {
 using ROCKSDB_NAMESPACE::FilterBitsReader;
 using ROCKSDB_NAMESPACE::Slice;
 
-class AlwaysMayMatchReader : public FilterBitsReader {
+// The probes this thread makes until its next sample: per thread, so that
+// a probe writes no shared memory. The count runs over every sampled
+// reader the thread uses, which spreads samples by probes, not by reader.
+// initial-exec: the 4 bytes sit in the static TLS block, reached from the
+// thread pointer with no __tls_get_addr call per probe, however the
+// library is loaded. That holds for a dlopen'ed library too (RocksJava's
+// librocksdbjni.so), which glibc serves from the static TLS surplus it
+// keeps for such variables (the tunable glibc.rtld.optional_static_tls,
+// 512 bytes by default), which 4 bytes fit.
+[[gnu::tls_model("initial-exec")]] thread_local uint32_t probes_to_next_sample =
+    LevelWorkload::kSampleEvery;
+
+// Whether this thread's next `probes` probes include a sample. The count
+// never reaches 0 but here, so a single probe is one decrement and test.
+inline bool SampleDue(int probes) {
+  if (probes <= 1) {
+    if (__builtin_expect(--probes_to_next_sample != 0, 1)) return false;
+  } else if (__builtin_expect(
+                 probes_to_next_sample > static_cast<uint32_t>(probes), 1)) {
+    probes_to_next_sample -= static_cast<uint32_t>(probes);
+    return false;
+  }
+  probes_to_next_sample = LevelWorkload::kSampleEvery;
+  return true;
+}
+
+// What every reader here shares: the table's sampler (probe_sampler.h), or
+// none, in which case a probe pays one predictable test of a null pointer.
+class Reader : public FilterBitsReader {
+ protected:
+  explicit Reader(std::shared_ptr<const ProbeSampler> sampler)
+      : sampler_(std::move(sampler)) {}
+
+  // Returns `may_match`, the answer for `key`, after reporting it if this
+  // probe is this thread's sample.
+  bool Sampled(const Slice& key, bool may_match) const {
+    if (__builtin_expect(sampler_ != nullptr, 0) && SampleDue(1)) {
+      Report(key, may_match);
+    }
+    return may_match;
+  }
+  // A batch counts a probe per key and reports its first key's answer.
+  void SampledBatch(int num_keys, Slice** keys, const bool* may_match) const {
+    if (__builtin_expect(sampler_ != nullptr, 0) && num_keys > 0 &&
+        SampleDue(num_keys)) {
+      Report(*keys[0], may_match[0]);
+    }
+  }
+
+ private:
+  // Out of the probe's line: nothing stays live across a call on the
+  // probe's path, and the frame of MayMatch stays small.
+  [[gnu::noinline, gnu::cold]] void Report(const Slice& key,
+                                           bool may_match) const {
+    sampler_->Record(ToView(key), may_match);
+  }
+
+  const std::shared_ptr<const ProbeSampler> sampler_;
+};
+
+class AlwaysMayMatchReader final : public Reader {
  public:
-  bool MayMatch(const Slice& /*key*/) override { return true; }
-  void MayMatch(int num_keys, Slice** /*keys*/, bool* may_match) override {
+  explicit AlwaysMayMatchReader(std::shared_ptr<const ProbeSampler> sampler)
+      : Reader(std::move(sampler)) {}
+  bool MayMatch(const Slice& key) override { return Sampled(key, true); }
+  void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
     std::fill(may_match, may_match + std::max(num_keys, 0), true);
+    SampledBatch(num_keys, keys, may_match);
   }
 };
 
-// RocksDB's own reader, for RocksDB's blocks. Its batched MayMatch keeps
-// one MultiGet batch (MultiGetContext::MAX_BATCH_SIZE, 32 keys) in arrays
-// on the stack and reads past them given more: a batch of any size is
-// handed to it 32 keys at a time, as every reader of ours takes any size.
-class BuiltinReader final : public FilterBitsReader {
+// RocksDB's own reader, for RocksDB's blocks: the one wrapper around a
+// reader, so that it carries the sampler. Its batched MayMatch keeps one
+// MultiGet batch (MultiGetContext::MAX_BATCH_SIZE, 32 keys) in arrays on
+// the stack and reads past them given more: a batch of any size is handed
+// to it 32 keys at a time, as every reader of ours takes any size.
+class BuiltinReader final : public Reader {
  public:
-  explicit BuiltinReader(FilterBitsReader* reader) : reader_(reader) {}
-  bool MayMatch(const Slice& key) override { return reader_->MayMatch(key); }
+  BuiltinReader(FilterBitsReader* reader,
+                std::shared_ptr<const ProbeSampler> sampler)
+      : Reader(std::move(sampler)), reader_(reader) {}
+  bool MayMatch(const Slice& key) override {
+    return Sampled(key, reader_->MayMatch(key));
+  }
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
     constexpr int kMaxBatch = 32;
     for (int first = 0; first < num_keys; first += kMaxBatch) {
       reader_->MayMatch(std::min(kMaxBatch, num_keys - first), keys + first,
                         may_match + first);
     }
+    SampledBatch(num_keys, keys, may_match);
   }
 
  private:
@@ -91,61 +161,76 @@ size_t BatchSize(int num_keys) {
 // ([[gnu::target("avx2"), gnu::flatten]]) and made only when the CPU has
 // it.
 
-template <typename LineOps>
-class BlockedBloomReader final : public FilterBitsReader {
+// kLinesPerKey: 1 or 2, the block's layout (detail::MayContain).
+template <typename LineOps, uint32_t kLinesPerKey>
+class BlockedBloomReader final : public Reader {
  public:
-  explicit BlockedBloomReader(const detail::BloomLines& lines)
-      : lines_(lines) {}
+  BlockedBloomReader(const detail::BloomLines& lines,
+                     std::shared_ptr<const ProbeSampler> sampler)
+      : Reader(std::move(sampler)), lines_(lines) {}
   bool MayMatch(const Slice& key) override;
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override;
 
  private:
   bool MatchOne(const Slice& key) const {
-    return detail::MayContain<LineOps>(lines_, HashKeyInline(ToView(key)));
+    return Sampled(key, detail::MayContain<LineOps, kLinesPerKey>(
+                            lines_, HashKeyInline(ToView(key))));
   }
   // Each key is hashed as its line is prefetched (MayContainBatchOf).
   void MatchBatch(int num_keys, Slice** keys, bool* may_match) const {
-    detail::MayContainBatchOf<LineOps>(lines_, BatchSize(num_keys),
-                                       HashOfKey{keys}, may_match);
+    detail::MayContainBatchOf<LineOps, kLinesPerKey>(
+        lines_, BatchSize(num_keys), HashOfKey{keys}, may_match);
+    SampledBatch(num_keys, keys, may_match);
   }
 
   const detail::BloomLines lines_;
 };
 
-template <typename LineOps>
-bool BlockedBloomReader<LineOps>::MayMatch(const Slice& key) {
+template <typename LineOps, uint32_t kLinesPerKey>
+bool BlockedBloomReader<LineOps, kLinesPerKey>::MayMatch(const Slice& key) {
   return MatchOne(key);
 }
-template <typename LineOps>
-void BlockedBloomReader<LineOps>::MayMatch(int num_keys, Slice** keys,
-                                           bool* may_match) {
+template <typename LineOps, uint32_t kLinesPerKey>
+void BlockedBloomReader<LineOps, kLinesPerKey>::MayMatch(int num_keys,
+                                                         Slice** keys,
+                                                         bool* may_match) {
   MatchBatch(num_keys, keys, may_match);
 }
 #if defined(__x86_64__)
-template <>
-[[gnu::target("avx2"), gnu::flatten]] bool
-BlockedBloomReader<detail::Avx2LineOps>::MayMatch(const Slice& key) {
-  return MatchOne(key);
-}
-template <>
-[[gnu::target("avx2"), gnu::flatten]] void
-BlockedBloomReader<detail::Avx2LineOps>::MayMatch(int num_keys, Slice** keys,
-                                                  bool* may_match) {
-  MatchBatch(num_keys, keys, may_match);
-}
+// The AVX2 readers' entry points, compiled for AVX2 with every call inlined.
+#define SSTFILTER_AVX2_BLOOM_READER(LINE_OPS, LINES_PER_KEY)                \
+  template <>                                                               \
+  [[gnu::target("avx2"), gnu::flatten]] bool                                \
+  BlockedBloomReader<LINE_OPS, LINES_PER_KEY>::MayMatch(const Slice& key) { \
+    return MatchOne(key);                                                   \
+  }                                                                         \
+  template <>                                                               \
+  [[gnu::target("avx2"), gnu::flatten]] void                                \
+  BlockedBloomReader<LINE_OPS, LINES_PER_KEY>::MayMatch(                    \
+      int num_keys, Slice** keys, bool* may_match) {                        \
+    MatchBatch(num_keys, keys, may_match);                                  \
+  }
+SSTFILTER_AVX2_BLOOM_READER(detail::Avx2LineOps, 1)
+SSTFILTER_AVX2_BLOOM_READER(detail::Avx2LineOps, 2)
+SSTFILTER_AVX2_BLOOM_READER(detail::Avx2LineOpsUpTo8Probes, 1)
+SSTFILTER_AVX2_BLOOM_READER(detail::Avx2LineOpsUpTo8Probes, 2)
+#undef SSTFILTER_AVX2_BLOOM_READER
 #endif
 
 // The common static cuckoo filter (CuckooView::StaticTableOf).
-class StaticCuckooReader final : public FilterBitsReader {
+class StaticCuckooReader final : public Reader {
  public:
-  explicit StaticCuckooReader(const detail::cuckoo::BucketTable& table)
-      : table_(table) {}
+  StaticCuckooReader(const detail::cuckoo::BucketTable& table,
+                     std::shared_ptr<const ProbeSampler> sampler)
+      : Reader(std::move(sampler)), table_(table) {}
   bool MayMatch(const Slice& key) override {
-    return detail::cuckoo::StaticMayContain(table_, HashKeyInline(ToView(key)));
+    return Sampled(key, detail::cuckoo::StaticMayContain(
+                            table_, HashKeyInline(ToView(key))));
   }
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
     detail::cuckoo::StaticMayContainBatchOf(table_, BatchSize(num_keys),
                                             HashOfKey{keys}, may_match);
+    SampledBatch(num_keys, keys, may_match);
   }
 
  private:
@@ -154,74 +239,64 @@ class StaticCuckooReader final : public FilterBitsReader {
 
 // Any other filter (a cuckoo chain or stash, wide fingerprints, format v1
 // cuckoo): through the view.
-class ViewReader final : public FilterBitsReader {
+class ViewReader final : public Reader {
  public:
-  explicit ViewReader(FilterView view) : view_(std::move(view)) {}
+  ViewReader(FilterView view, std::shared_ptr<const ProbeSampler> sampler)
+      : Reader(std::move(sampler)), view_(std::move(view)) {}
   bool MayMatch(const Slice& key) override {
-    return view_.MayContain(HashKeyInline(ToView(key)));
+    return Sampled(key, view_.MayContain(HashKeyInline(ToView(key))));
   }
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
     ForEachHashGroup(num_keys, keys, may_match,
                      [this](const uint64_t* hashes, size_t n, bool* out) {
                        view_.MayContainBatch(hashes, n, out);
                      });
+    SampledBatch(num_keys, keys, may_match);
   }
 
  private:
   const FilterView view_;
 };
 
-FilterBitsReader* NewBlockedBloomReader(const BlockedBloomView& view) {
-  const detail::BloomLines& lines = view.probe_lines();
+template <typename LineOps>
+FilterBitsReader* NewBlockedBloomReaderOf(
+    const detail::BloomLines& lines,
+    std::shared_ptr<const ProbeSampler> sampler) {
+  if (lines.probes_second == 0) {
+    return new BlockedBloomReader<LineOps, 1>(lines, std::move(sampler));
+  }
+  return new BlockedBloomReader<LineOps, 2>(lines, std::move(sampler));
+}
+
+// A filter of lines gets the reader of its layout, SIMD path and probe
+// count; one of none (which answers "no") is read through its view.
+FilterBitsReader* NewBlockedBloomReader(
+    FilterView view, SimdPath path,
+    std::shared_ptr<const ProbeSampler> sampler) {
+  const detail::BloomLines lines = view.blocked_bloom()->probe_lines();
+  if (lines.num_lines == 0) {
+    return new ViewReader(std::move(view), std::move(sampler));
+  }
 #if defined(__x86_64__)
-  if (ActiveSimdPath() == SimdPath::kAvx2) {
-    return new BlockedBloomReader<detail::Avx2LineOps>(lines);
+  if (path == SimdPath::kAvx2 && SimdPathSupported(path)) {
+    if (std::max(lines.probes_first, lines.probes_second) <=
+        detail::Avx2LineOpsUpTo8Probes::kMaxProbes) {
+      return NewBlockedBloomReaderOf<detail::Avx2LineOpsUpTo8Probes>(
+          lines, std::move(sampler));
+    }
+    return NewBlockedBloomReaderOf<detail::Avx2LineOps>(lines,
+                                                        std::move(sampler));
   }
 #endif
-  return new BlockedBloomReader<detail::ScalarLineOps>(lines);
+  return NewBlockedBloomReaderOf<detail::ScalarLineOps>(lines,
+                                                        std::move(sampler));
 }
 
-// The probes this thread makes until its next sample: per thread, so that
-// a probe writes no shared memory. The count runs over every sampled
-// reader the thread uses, which spreads samples by probes, not by reader.
-thread_local uint32_t probes_to_next_sample = LevelWorkload::kSampleEvery;
+}  // namespace
 
-// Whether this thread's next `probes` probes include a sample.
-inline bool SampleDue(int probes) {
-  const uint32_t n = static_cast<uint32_t>(std::max(probes, 1));
-  if (probes_to_next_sample > n) {
-    probes_to_next_sample -= n;
-    return false;
-  }
-  probes_to_next_sample = LevelWorkload::kSampleEvery;
-  return true;
-}
-
-// A reader whose probes are sampled (probe_sampler.h).
-class SampledReader final : public FilterBitsReader {
- public:
-  SampledReader(FilterBitsReader* inner,
-                std::shared_ptr<const ProbeSampler> sampler)
-      : inner_(inner), sampler_(std::move(sampler)) {}
-  bool MayMatch(const Slice& key) override {
-    const bool may_match = inner_->MayMatch(key);
-    if (SampleDue(1)) sampler_->Record(ToView(key), may_match);
-    return may_match;
-  }
-  void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
-    inner_->MayMatch(num_keys, keys, may_match);
-    if (num_keys > 0 && SampleDue(num_keys)) {
-      sampler_->Record(ToView(*keys[0]), may_match[0]);
-    }
-  }
-
- private:
-  const std::unique_ptr<FilterBitsReader> inner_;
-  const std::shared_ptr<const ProbeSampler> sampler_;
-};
-
-FilterBitsReader* NewUnsampledReader(const Slice& contents,
-                                     BlockFamily family) {
+FilterBitsReader* NewBitsReaderOnPath(
+    const Slice& contents, BlockFamily family, SimdPath path,
+    std::shared_ptr<const ProbeSampler> sampler) {
   BlockClass block = ClassifyBlock(ToView(contents), family);
   switch (block.owner) {
     case BlockOwner::kOurs:
@@ -231,28 +306,27 @@ FilterBitsReader* NewUnsampledReader(const Slice& contents,
       // policy is made once and never freed (readers may outlive statics).
       static const ROCKSDB_NAMESPACE::FilterPolicy* const builtin =
           ROCKSDB_NAMESPACE::NewBloomFilterPolicy(10);
-      return new BuiltinReader(builtin->GetFilterBitsReader(contents));
+      return new BuiltinReader(builtin->GetFilterBitsReader(contents),
+                               std::move(sampler));
     }
     case BlockOwner::kMayMatch:
-      return new AlwaysMayMatchReader();
+      return new AlwaysMayMatchReader(std::move(sampler));
   }
-  if (const BlockedBloomView* bloom = block.ours.blocked_bloom()) {
-    return NewBlockedBloomReader(*bloom);
+  if (block.ours.blocked_bloom() != nullptr) {
+    return NewBlockedBloomReader(std::move(block.ours), path,
+                                 std::move(sampler));
   }
   detail::cuckoo::BucketTable table;
   if (block.ours.cuckoo()->StaticTableOf(&table)) {
-    return new StaticCuckooReader(table);
+    return new StaticCuckooReader(table, std::move(sampler));
   }
-  return new ViewReader(std::move(block.ours));
+  return new ViewReader(std::move(block.ours), std::move(sampler));
 }
-
-}  // namespace
 
 FilterBitsReader* NewBitsReader(const Slice& contents, BlockFamily family,
                                 std::shared_ptr<const ProbeSampler> sampler) {
-  FilterBitsReader* reader = NewUnsampledReader(contents, family);
-  if (sampler == nullptr) return reader;
-  return new SampledReader(reader, std::move(sampler));
+  return NewBitsReaderOnPath(contents, family, BestSimdPath(),
+                             std::move(sampler));
 }
 
 }  // namespace sstfilter::rocksdb_plugin

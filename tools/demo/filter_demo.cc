@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
       "SIMD path %s\n\n",
       static_cast<unsigned long long>(num_keys),
       static_cast<unsigned long long>(num_queries),
-      sstfilter::SimdPathName(sstfilter::ActiveSimdPath()));
+      sstfilter::SimdPathName(sstfilter::BestSimdPath()));
   const auto present = KeyHashes("key", num_keys);
   const auto absent = KeyHashes("absent", num_queries);
 

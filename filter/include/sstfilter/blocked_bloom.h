@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "sstfilter/format.h"
+#include "sstfilter/simd.h"
 #include "sstfilter/status.h"
 
 namespace sstfilter {
@@ -157,8 +158,17 @@ class BlockedBloomView {
   BlockedBloomView() = default;
 
   // Checks the metadata (and its checksum, in v2) and the length, for
-  // either format version. Never reads past `bytes`.
+  // either format version. Never reads past `bytes`. The view probes on
+  // BestSimdPath().
   static Status Parse(std::string_view bytes, BlockedBloomView* out);
+  // The same on the block's tags, read once (format.h: ReadBlockTags).
+  static Status Parse(std::string_view bytes, const BlockTags& tags,
+                      BlockedBloomView* out);
+
+  // This view, probing on `path` (for tests and benchmarks that compare
+  // paths); false, and `out` untouched, if the CPU cannot run it.
+  bool OnSimdPath(SimdPath path, BlockedBloomView* out) const;
+  SimdPath simd_path() const { return simd_path_; }
 
   // False only if the hash (or key) was certainly never added.
   bool MayContain(uint64_t hash) const;
@@ -188,6 +198,8 @@ class BlockedBloomView {
   BlockedBloomParams params_;
   uint64_t num_keys_ = 0;
   uint8_t version_ = kCurrentFormatVersion;
+  // Chosen when the view is made, so that no probe reads a global setting.
+  SimdPath simd_path_ = BestSimdPath();
 };
 
 // Fraction of the bits of `bits` that are set, in [0, 1]; 0 if empty. What

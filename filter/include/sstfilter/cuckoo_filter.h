@@ -166,6 +166,9 @@ class CuckooView {
 
   // Checks every header field and length. Never reads past `bytes`.
   static Status Parse(std::string_view bytes, CuckooView* out);
+  // The same on the block's tags, read once (format.h: ReadBlockTags).
+  static Status Parse(std::string_view bytes, const BlockTags& tags,
+                      CuckooView* out);
 
   // False only if the hash (or key) was certainly never inserted.
   bool MayContain(uint64_t hash) const;

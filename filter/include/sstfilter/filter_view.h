@@ -1,7 +1,8 @@
 // sstfilter/filter_view.h: any serialized sstfilter filter, parsed.
 //
-// The one place that reads a block's tag and hands back the kind's own view
-// (BlockedBloomView or CuckooView), for every format version. The RocksDB
+// The one place that dispatches on a block's tags (read once, format.h) to
+// the kind's own view (BlockedBloomView or CuckooView), for every format
+// version. The RocksDB
 // plugin's reader, the inspector and the benchmarks parse through it, so a
 // new kind or version is one change here.
 #pragma once
@@ -30,6 +31,10 @@ class FilterView {
   // bytes that are not a filter, NotSupported for an unknown kind or
   // version; `out` is untouched on error. Never reads past `bytes`.
   static Status Parse(std::string_view bytes, FilterView* out);
+  // The same on the block's tags, read once (format.h: ReadBlockTags); the
+  // block classifier reads them for its own rule too.
+  static Status Parse(std::string_view bytes, const BlockTags& tags,
+                      FilterView* out);
 
   // fn(view) with the kind's own view; fn(BlockedBloomView()), which holds
   // no filter, before a Parse.

@@ -90,51 +90,66 @@ bool ReadTrailerTag(std::string_view bytes, FormatTag* tag);
 // (any; only version 1 ever stood there).
 bool ReadHeadTag(std::string_view bytes, FormatTag* tag);
 
-// The tag a parser tries first: the trailer's, else the head's. Corruption
-// if `bytes` is too short or has neither.
-Status PeekFormat(std::string_view bytes, FilterKind* kind, uint8_t* version);
+// A block's two tags, each read once (ReadBlockTags): every parser takes
+// them instead of reading the bytes again.
+struct BlockTags {
+  size_t block_bytes = 0;
+  bool has_trailer = false;  // ReadTrailerTag
+  FormatTag trailer;
+  bool has_head = false;  // ReadHeadTag
+  FormatTag head;
 
-// True if `bytes` start with a version 1 tag of `kind`.
-bool HasV1Tag(std::string_view bytes, FilterKind kind);
+  // The tag a parser tries first: the trailer's, else the head's.
+  // Corruption if the block is shorter than a tag or has neither.
+  Status First(FormatTag* tag) const;
+  // True if the block starts with a version 1 tag of `kind`.
+  bool HasV1Tag(FilterKind kind) const {
+    return has_head && head.kind == kind && head.version == 1;
+  }
+};
+
+BlockTags ReadBlockTags(std::string_view bytes);
+
+// ReadBlockTags(bytes).First, as a kind and a version.
+Status PeekFormat(std::string_view bytes, FilterKind* kind, uint8_t* version);
 
 // InvalidArgument unless `kind` is `expected`, NotSupported unless
 // 1 <= `version` <= kCurrentFormatVersion. Every Parse starts here.
 Status CheckKindAndVersion(FilterKind kind, uint8_t version,
                            FilterKind expected);
 
-// The one version dispatch of every kind's Parse. A trailer tag of `kind`
-// and a known version runs parse_v2(); then, whenever the block starts
-// with a v1 tag of `kind` and nothing has parsed yet, parse_v1() runs, so a
-// v1 block whose last bytes happen to look like a trailer tag (of any kind
-// or version: about 1 block in 2^24 ends in 0 "SF") still reads as v1.
-// parse_v1 must not rely on what a failed parse_v2 left behind. Both
-// return Status; on success *version is the version parsed, otherwise the
-// error is the trailer's (the format this release writes), or the head's.
+// The one version dispatch of every kind's Parse, on the block's tags. A
+// trailer tag of `kind` and a known version runs parse_v2(); then, whenever
+// the block starts with a v1 tag of `kind` and nothing has parsed yet,
+// parse_v1() runs, so a v1 block whose last bytes happen to look like a
+// trailer tag (of any kind or version: about 1 block in 2^24 ends in 0
+// "SF") still reads as v1. parse_v1 must not rely on what a failed parse_v2
+// left behind. Both return Status; on success *version is the version
+// parsed, otherwise the error is the trailer's (the format this release
+// writes), or the head's.
 template <typename ParseV1, typename ParseV2>
-Status ParseByVersion(std::string_view bytes, FilterKind kind,
+Status ParseByVersion(const BlockTags& tags, FilterKind kind,
                       ParseV1&& parse_v1, ParseV2&& parse_v2,
                       uint8_t* version) {
-  FormatTag tag;
   Status trailer_status;
-  const bool has_trailer = ReadTrailerTag(bytes, &tag);
-  if (has_trailer) {
-    trailer_status = CheckKindAndVersion(tag.kind, tag.version, kind);
+  if (tags.has_trailer) {
+    trailer_status =
+        CheckKindAndVersion(tags.trailer.kind, tags.trailer.version, kind);
     if (trailer_status.ok()) trailer_status = parse_v2();
     if (trailer_status.ok()) {
-      *version = tag.version;
+      *version = tags.trailer.version;
       return trailer_status;
     }
   }
-  if (HasV1Tag(bytes, kind)) {
+  if (tags.HasV1Tag(kind)) {
     const Status s = parse_v1();
     if (s.ok()) *version = 1;
-    if (s.ok() || !has_trailer) return s;
+    if (s.ok() || !tags.has_trailer) return s;
   }
-  if (has_trailer) return trailer_status;
-  FilterKind peeked;
-  uint8_t peeked_version;
-  Status s = PeekFormat(bytes, &peeked, &peeked_version);
-  if (s.ok()) s = CheckKindAndVersion(peeked, peeked_version, kind);
+  if (tags.has_trailer) return trailer_status;
+  FormatTag first;
+  Status s = tags.First(&first);
+  if (s.ok()) s = CheckKindAndVersion(first.kind, first.version, kind);
   // A head tag of this kind and version 1 was parsed above.
   return s.ok() ? Status::Corruption("filter tag is malformed") : s;
 }

@@ -1,8 +1,11 @@
-// sstfilter/simd.h: which SIMD path the filters run.
+// sstfilter/simd.h: the SIMD paths a filter can be probed on.
 //
 // The default build is generic x86-64; AVX2 code is compiled separately and
-// chosen at run time when the CPU has it. Every path sets and tests exactly
-// the same bits, so the bytes a filter serializes to never depend on it.
+// used only when the CPU has it. The path is chosen once, when a view or a
+// reader is made (BlockedBloomView::OnSimdPath, the RocksDB plugin's
+// readers), never per probe: nothing on a probe's path reads a global
+// setting. Every path sets and tests exactly the same bits, so the bytes a
+// filter serializes to never depend on it.
 #pragma once
 
 namespace sstfilter {
@@ -15,13 +18,9 @@ enum class SimdPath {
 // True if this CPU (and build) can run `path`.
 bool SimdPathSupported(SimdPath path);
 
-// The path in use: the best supported one unless SetSimdPath chose another.
-SimdPath ActiveSimdPath();
-
-// Selects `path` for all filters in this process (for tests and benchmarks
-// that compare paths). Returns false and changes nothing if unsupported.
-// Not meant to be called while other threads query filters.
-bool SetSimdPath(SimdPath path);
+// The fastest path this CPU (and build) runs: the one views and readers
+// are made for unless asked for another.
+SimdPath BestSimdPath();
 
 const char* SimdPathName(SimdPath path);
 

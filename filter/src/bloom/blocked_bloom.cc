@@ -5,7 +5,6 @@
 #include <string>
 
 #include "bloom/blocked_bloom_avx2.h"
-#include "simd_internal.h"
 #include "sstfilter/detail/blocked_bloom_probe.h"
 #include "sstfilter/detail/endian.h"
 #include "sstfilter/format.h"
@@ -300,12 +299,17 @@ Status ParseV1(std::string_view bytes, BlockedBloomParams* p,
 }  // namespace
 
 Status BlockedBloomView::Parse(std::string_view bytes, BlockedBloomView* out) {
+  return Parse(bytes, ReadBlockTags(bytes), out);
+}
+
+Status BlockedBloomView::Parse(std::string_view bytes, const BlockTags& tags,
+                               BlockedBloomView* out) {
   BlockedBloomParams p;
   uint64_t num_keys = 0;
   const uint8_t* lines = nullptr;
   uint8_t version = 0;
   const Status s = ParseByVersion(
-      bytes, FilterKind::kBlockedBloom,
+      tags, FilterKind::kBlockedBloom,
       [&] { return ParseV1(bytes, &p, &num_keys, &lines); },
       [&] { return ParseV2(bytes, &p, &num_keys, &lines); }, &version);
   if (!s.ok()) return s;
@@ -316,8 +320,15 @@ Status BlockedBloomView::Parse(std::string_view bytes, BlockedBloomView* out) {
   return Status::Ok();
 }
 
+bool BlockedBloomView::OnSimdPath(SimdPath path, BlockedBloomView* out) const {
+  if (!SimdPathSupported(path)) return false;
+  *out = *this;
+  out->simd_path_ = path;
+  return true;
+}
+
 bool BlockedBloomView::MayContain(uint64_t hash) const {
-  return detail::UseAvx2()
+  return simd_path_ == SimdPath::kAvx2
              ? detail::MayContainAvx2(probe_, hash)
              : detail::MayContain<detail::ScalarLineOps>(probe_, hash);
 }
@@ -328,7 +339,7 @@ bool BlockedBloomView::MayContainKey(std::string_view key) const {
 
 void BlockedBloomView::MayContainBatch(const uint64_t* hashes, size_t count,
                                        bool* results) const {
-  if (detail::UseAvx2()) {
+  if (simd_path_ == SimdPath::kAvx2) {
     detail::MayContainBatchAvx2(probe_, hashes, count, results);
   } else {
     detail::MayContainBatch<detail::ScalarLineOps>(probe_, hashes, count,

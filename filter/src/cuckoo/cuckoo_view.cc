@@ -194,12 +194,17 @@ Status LayoutV2(std::string_view bytes, uint32_t* fingerprint_bits,
 }  // namespace
 
 Status CuckooView::Parse(std::string_view bytes, CuckooView* out) {
+  return Parse(bytes, ReadBlockTags(bytes), out);
+}
+
+Status CuckooView::Parse(std::string_view bytes, const BlockTags& tags,
+                         CuckooView* out) {
   uint32_t fingerprint_bits = 0;
   std::vector<TableLayout> layout;
   uint64_t num_keys = 0;
   uint8_t version = 0;
   const Status s = ParseByVersion(
-      bytes, FilterKind::kCuckoo,
+      tags, FilterKind::kCuckoo,
       [&] {
         layout.clear();
         return LayoutV1(bytes, &fingerprint_bits, &layout);

@@ -64,14 +64,30 @@ struct ScalarLineOps {
   }
 };
 
-template <typename LineOps>
+// Both cache lines a line may touch: a block need not start 64-byte
+// aligned (RocksDB reads it into a buffer of its own), and then each of its
+// lines spans two. RocksDB's FastLocalBloomImpl::PrepareHash
+// (util/bloom_impl.h) prefetches both ends for the same reason.
+inline void PrefetchLine(const uint8_t* line) {
+  __builtin_prefetch(line);
+  __builtin_prefetch(line + BlockedBloomParams::kLineBytes - 1);
+}
+
+// The probes take the layout from the BloomLines (kLinesPerKey = 0, as the
+// views do), or are compiled for one (1 or 2), as the RocksDB plugin's
+// readers, which choose it once per block, are: then a one-line probe has
+// no branch for a second line, and the filter must have lines (a reader
+// reads a filter of none apart).
+template <typename LineOps, uint32_t kLinesPerKey = 0>
 inline bool MayContain(const BloomLines& s, uint64_t hash) {
-  if (s.num_lines == 0) return false;
+  if (kLinesPerKey == 0 && s.num_lines == 0) return false;
   const KeyLine first = FirstLineOf(hash, s.num_lines);
   if (!LineOps::Test(LinePtr(s.lines, first.line), first.g, s.probes_first)) {
     return false;
   }
-  if (s.probes_second == 0) return true;
+  if (kLinesPerKey == 1 || (kLinesPerKey == 0 && s.probes_second == 0)) {
+    return true;
+  }
   // Most absent keys stop at the first line, so the second is derived only
   // when needed (bench/README.md, "Two lines in cache").
   const KeyLine second = SecondLineOf(hash, s.num_lines);
@@ -79,44 +95,59 @@ inline bool MayContain(const BloomLines& s, uint64_t hash) {
                        s.probes_second);
 }
 
-// In groups: hash each key and prefetch its first line, test them all;
-// then prefetch the second lines of the keys that passed, and test those.
-// Absent keys mostly cost one parallel round of misses, present keys two.
-// hash_at(i) gives key i's hash; it is called as its line is prefetched, so
-// a reader that hashes keys there starts the first loads while later keys
-// are still being hashed.
-template <typename LineOps, typename HashAt>
+// In groups: hash each key, find its first line and prefetch it, before
+// any is tested (as RocksDB's FastLocalBloomBitsReader batch does:
+// FastLocalBloomImpl::PrepareHash, then HashMayMatchPrepared), so that a
+// group's misses overlap; test them all; then, with two lines, prefetch
+// the second lines of the keys that passed, and test those. Absent keys
+// mostly cost one parallel round of misses, present keys two. hash_at(i)
+// gives key i's hash; it is called as its line is prefetched, so a reader
+// that hashes keys there starts the first loads while later keys are still
+// being hashed.
+template <typename LineOps, uint32_t kLinesPerKey = 0, typename HashAt>
 inline void MayContainBatchOf(const BloomLines& s, size_t count,
                               HashAt&& hash_at, bool* results) {
-  if (s.num_lines == 0) {
+  if (kLinesPerKey == 0 && s.num_lines == 0) {
     for (size_t i = 0; i < count; ++i) results[i] = false;
     return;
   }
+  const bool one_line =
+      kLinesPerKey == 1 || (kLinesPerKey == 0 && s.probes_second == 0);
   constexpr size_t kGroup = 32;
   uint64_t hash[kGroup];
-  KeyLine line[kGroup];
+  const uint8_t* line[kGroup];
+  uint32_t g[kGroup];
   size_t passed[kGroup];
   for (size_t start = 0; start < count; start += kGroup) {
     const size_t n = count - start < kGroup ? count - start : kGroup;
     for (size_t i = 0; i < n; ++i) {
       hash[i] = hash_at(start + i);
-      line[i] = FirstLineOf(hash[i], s.num_lines);
-      __builtin_prefetch(LinePtr(s.lines, line[i].line));
+      const KeyLine first = FirstLineOf(hash[i], s.num_lines);
+      line[i] = LinePtr(s.lines, first.line);
+      g[i] = first.g;
+      PrefetchLine(line[i]);
+    }
+    if (one_line) {
+      for (size_t i = 0; i < n; ++i) {
+        results[start + i] = LineOps::Test(line[i], g[i], s.probes_first);
+      }
+      continue;
     }
     size_t num_passed = 0;
     for (size_t i = 0; i < n; ++i) {
-      const bool hit = LineOps::Test(LinePtr(s.lines, line[i].line), line[i].g,
-                                     s.probes_first);
+      const bool hit = LineOps::Test(line[i], g[i], s.probes_first);
       results[start + i] = hit;
-      if (hit && s.probes_second != 0) passed[num_passed++] = i;
+      if (hit) passed[num_passed++] = i;
     }
     for (size_t j = 0; j < num_passed; ++j) {
-      line[j] = SecondLineOf(hash[passed[j]], s.num_lines);
-      __builtin_prefetch(LinePtr(s.lines, line[j].line));
+      const KeyLine second = SecondLineOf(hash[passed[j]], s.num_lines);
+      line[j] = LinePtr(s.lines, second.line);
+      g[j] = second.g;
+      PrefetchLine(line[j]);
     }
     for (size_t j = 0; j < num_passed; ++j) {
-      results[start + passed[j]] = LineOps::Test(LinePtr(s.lines, line[j].line),
-                                                 line[j].g, s.probes_second);
+      results[start + passed[j]] =
+          LineOps::Test(line[j], g[j], s.probes_second);
     }
   }
 }
