@@ -405,8 +405,8 @@ FilterChoice LevelAwareAllocator::Limited(const JobView& job, int level) const {
                  part.state->no_bottom_filters(), part.state->num_levels(),
                  settings_.SizeRatio(), false);
     for (double e : part.tree.entries) entries += e;
-    for (int level : part.tree.levels) {
-      held += static_cast<double>(part_totals[level].entries);
+    for (int tree_level : part.tree.levels) {
+      held += static_cast<double>(part_totals[tree_level].entries);
     }
     for (const LevelTotals& t : part_totals) {
       live_bytes += static_cast<double>(t.filter_bytes);

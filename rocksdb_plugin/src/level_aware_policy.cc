@@ -296,12 +296,16 @@ class LevelAwarePolicy : public PolicyBase {
     ROCKSDB_NAMESPACE::Log(
         ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL, context.info_log,
         "[%s] %s: no %s watches this column family, so the policy assumes "
-        "levels %g times apart and learns nothing of the lookups. Add it to "
-        "the DBOptions: listeners={%s} in an options string or OPTIONS "
+        "levels %g times apart and learns nothing of the lookups%s. Add it "
+        "to the DBOptions: listeners={%s} in an options string or OPTIONS "
         "file, or options.listeners.push_back(sstfilter::"
         "NewLevelAwareListener()) in C++",
         context.column_family_name.c_str(), GetId().c_str(),
         kLevelAwareListenerName, settings_.SizeRatio(),
+        settings_.memory_limit_bytes > 0
+            ? ", and its memory_limit is not held (the tables built before "
+              "are not counted)"
+            : "",
         kLevelAwareListenerName);
   }
 
