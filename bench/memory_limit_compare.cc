@@ -45,7 +45,8 @@
 // at 0, no filter.
 //
 // Reported: one line "RESULT key=value ..." per stage and DB (with
-// --two-dbs, db=busy, db=quiet and db=all, their sum), and one for people.
+// --two-dbs, db=busy, db=quiet and db=all, their sum), and one for people;
+// with --trace, one line per flush and compaction (filter_trace.h).
 // Exits 1 if a Get of a present key does not return its value, an absent
 // key is found, a Get fails or the DB cannot be built; 2 on bad arguments.
 #include <algorithm>
@@ -59,6 +60,7 @@
 #include <string_view>
 #include <vector>
 
+#include "filter_trace.h"
 #include "level_cost_model.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/filter_policy.h"
@@ -91,6 +93,7 @@ struct Args {
   bool two_dbs = false;
   double read_ratio = 10;
   bool direct_io = false;
+  bool trace = false;
   std::string db_dir;
 };
 
@@ -201,6 +204,8 @@ class Run {
         setup.policy = own;
       }
       setup.direct_io = args_.direct_io;
+      if (args_.trace)
+        setup.more_listeners.push_back(trace_.ListenerFor(g.name));
       setup.cache_index_and_filter_blocks = args_.cache_capped;
       g.cache = rdb::NewLRUCache(CacheCapacity(0), /*num_shard_bits=*/0);
       setup.block_cache = g.cache;
@@ -310,6 +315,7 @@ class Run {
     }
     if (dbs_.size() > 1) {
       all.tree.files_per_level = all.tree.bits_per_key_level = "-";
+      all.tree.files_without_filter_per_level = "-";
       Print(stage, "all", all, times);
     }
     return 0;
@@ -334,7 +340,8 @@ class Run {
                 " wasted_per_get=%.6f false_positives_per_get=%.6f"
                 " checks_per_get=%.4f filter_misses_per_get=%.6f"
                 " index_misses_per_get=%.6f data_misses_per_get=%.6f"
-                " gets_per_s=%.0f files=%s level_bits_per_key=%s grow_s=%.1f"
+                " gets_per_s=%.0f files=%s level_bits_per_key=%s"
+                " files_without_filter_per_level=%s grow_s=%.1f"
                 " verify_s=%.1f read_s=%.1f\n",
                 policy_id_.c_str(), db, args_.seed, stage, args_.stages, m.keys,
                 args_.limit_bytes, args_.cache_capped, args_.direct_io,
@@ -346,8 +353,11 @@ class Run {
                 m.costs.checks / gets, m.costs.filter_misses / gets,
                 m.costs.index_misses / gets, m.costs.data_misses / gets,
                 m.gets / times.read, m.tree.files_per_level.c_str(),
-                m.tree.bits_per_key_level.c_str(), times.grow, times.verify,
-                times.read);
+                m.tree.bits_per_key_level.c_str(),
+                m.tree.files_without_filter_per_level.empty()
+                    ? "-"
+                    : m.tree.files_without_filter_per_level.c_str(),
+                times.grow, times.verify, times.read);
     std::printf(
         "%s, %s, seed %" PRIu64 ", stage %d: %" PRIu64
         " keys, %.3fx the limit (%.2f bits/key), %.5f wasted reads and %.5f"
@@ -364,6 +374,7 @@ class Run {
   std::vector<std::unique_ptr<Grown>> dbs_;
   Random gets_{args_.seed, kGets};
   Random pick_{args_.seed, kPickDb};
+  FilterTrace trace_{args_.limit_bytes};
   bool wrong_ = false;
 };
 
@@ -375,7 +386,7 @@ int Usage(const char* argv0) {
       "         [--num N] [--stages S] [--only-stage S] [--reads N]\n"
       "         [--puts-per-get N] [--seed S] [--data-cache BYTES]\n"
       "         [--cache-capped] [--two-dbs [--second-policy ID]]\n"
-      "         [--read-ratio R] [--direct-io] [--db DIR]\n"
+      "         [--read-ratio R] [--direct-io] [--trace] [--db DIR]\n"
       "  --policy ID        a FilterPolicy::CreateFromString value\n"
       "  --equal-ribbon B   ribbonfilter at the setting whose Ribbon takes\n"
       "                     B bits/key (0: no filter)\n"
@@ -400,6 +411,8 @@ int Usage(const char* argv0) {
       "  --read-ratio R     Gets of the busy DB per Get of the quiet one\n"
       "                     (default %g)\n"
       "  --direct-io        use_direct_reads\n"
+      "  --trace            a line TRACE per flush and compaction: the\n"
+      "                     filters it built, the live filters after it\n"
       "  --db DIR           the DBs' directory, emptied first and removed\n"
       "                     after (default: a temporary one)\n",
       argv0, defaults.num_keys, defaults.stages, defaults.reads,
@@ -445,6 +458,8 @@ bool Parse(int argc, char** argv, Args* args) {
       args->two_dbs = true;
     } else if (arg == "--direct-io") {
       args->direct_io = true;
+    } else if (arg == "--trace") {
+      args->trace = true;
     } else {
       return false;
     }

@@ -91,6 +91,9 @@ rdb::Status BenchDb::Open(const DbSetup& setup, const std::string& dir) {
   }
   options.statistics = rdb::CreateDBStatistics();
   if (setup.listener) options.listeners.push_back(NewLevelAwareListener());
+  for (const auto& listener : setup.more_listeners) {
+    options.listeners.push_back(listener);
+  }
   rdb::BlockBasedTableOptions table;
   table.cache_index_and_filter_blocks = setup.cache_index_and_filter_blocks;
   table.pin_l0_filter_and_index_blocks_in_cache = false;
@@ -153,6 +156,7 @@ rdb::Status DescribeTree(rdb::DB* db, Tree* tree) {
     if (level.files.empty()) continue;
     uint64_t bytes = 0;
     uint64_t entries = 0;
+    uint64_t without_filter = 0;
     for (const auto& file : level.files) {
       const auto found = tables.find(file.db_path + file.name);
       if (found == tables.end()) {
@@ -162,7 +166,14 @@ rdb::Status DescribeTree(rdb::DB* db, Tree* tree) {
       entries += found->second->num_entries;
       tree->filter_entries += found->second->num_filter_entries;
       tree->index_bytes += found->second->index_size;
-      if (found->second->filter_size == 0) ++tree->files_without_filter;
+      if (found->second->filter_size == 0) ++without_filter;
+    }
+    tree->files_without_filter += without_filter;
+    if (without_filter > 0) {
+      std::snprintf(buf, sizeof(buf), "%sL%d:%" PRIu64,
+                    tree->files_without_filter_per_level.empty() ? "" : ",",
+                    level.level, without_filter);
+      tree->files_without_filter_per_level += buf;
     }
     tree->filter_bytes += bytes;
     tree->entries += entries;

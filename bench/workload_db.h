@@ -14,6 +14,7 @@
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
 #include "rocksdb/filter_policy.h"
+#include "rocksdb/listener.h"
 #include "rocksdb/statistics.h"
 #include "sstfilter/hash.h"
 
@@ -100,6 +101,7 @@ struct DbSetup {
   // sstfilter::NewLevelAwareListener() in DBOptions::listeners (the
   // recommended setup; harmless for other policies).
   bool listener = true;
+  std::vector<std::shared_ptr<rdb::EventListener>> more_listeners;
 };
 
 // One DB of `num_keys` present keys at most, each of which it knows the
@@ -137,6 +139,7 @@ struct Tree {
   uint64_t index_bytes = 0;
   uint64_t files_without_filter = 0;
   std::string files_per_level;  // "L0:2,L1:4,..." (non-empty levels)
+  std::string files_without_filter_per_level;  // "L5:1,L6:40" (if any)
   // "L0:9.87,L1:...": filter bits per entry of all the level's tables
   std::string bits_per_key_level;
 };
