@@ -47,41 +47,27 @@
 // false negative or lost data), an absent key is found, a Get fails or the
 // DB cannot be built; 2 on bad arguments.
 #include <algorithm>
-#include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "rocksdb/cache.h"
 #include "rocksdb/convenience.h"
-#include "rocksdb/db.h"
 #include "rocksdb/filter_policy.h"
-#include "rocksdb/statistics.h"
-#include "rocksdb/table.h"
-#include "rocksdb/table_properties.h"
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb/version.h"
-#include "rocksdb_db_compat.h"
-#include "sstfilter/hash.h"
 #include "sstfilter/rocksdb_plugin.h"
+#include "workload_db.h"
 
 namespace sstfilter::bench {
 namespace {
 
-namespace rdb = ROCKSDB_NAMESPACE;
-namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-
-constexpr uint64_t kMiB = uint64_t{1} << 20;
-constexpr size_t kKeySize = 16;     // db_bench's --key_size default
-constexpr size_t kValueSize = 100;  // db_bench's --value_size default
+constexpr char kTool[] = "sstfilter-workload-compare";
 // The hot-range workloads: the production-shaped workload LevelAware's
 // per-table allocation is meant for (90% of the Gets in 10% of the keys,
 // about 80% of them hits), in 4 ranges so that each covers several files.
@@ -99,8 +85,6 @@ struct Args {
   bool dynamic_levels = true;
   bool restart = false;
   bool direct_io = false;
-  // sstfilter::NewLevelAwareListener() in DBOptions::listeners (the
-  // recommended setup; harmless for other policies).
   bool listener = true;
   std::string db_dir;  // default: a temporary directory
   bool keep_db = false;
@@ -108,58 +92,6 @@ struct Args {
 
 // Independent random streams of one seed.
 enum Stream : uint64_t { kFillOrder, kOverwriteOrder, kGets, kHot, kHotFirst };
-
-// mt19937_64's sequence is fixed by the standard and FastRange64 maps it
-// onto a range, so a seed gives the same keys with every standard library.
-class Random {
- public:
-  Random(uint64_t seed, Stream stream)
-      : engine_(Remix64(seed * 8 + stream + 1)) {}
-  uint64_t Below(uint64_t n) { return FastRange64(engine_(), n); }
-  bool Chance(double p) {
-    return static_cast<double>(engine_() >> 11) * 0x1p-53 < p;
-  }
-  std::vector<uint64_t> Permutation(uint64_t n) {
-    std::vector<uint64_t> order(n);
-    for (uint64_t i = 0; i < n; ++i) order[i] = i;
-    for (uint64_t i = n; i > 1; --i) std::swap(order[i - 1], order[Below(i)]);
-    return order;
-  }
-
- private:
-  std::mt19937_64 engine_;
-};
-
-// Key number k as db_bench writes it: 8 big-endian bytes, then 8 '0's (as
-// tests/support's DbBenchKey), so ldb, sst_dump and db_bench read these DBs.
-// Present key i is number 2i and absent key i number 2i + 1.
-std::string Key(uint64_t index, bool present) {
-  const uint64_t number = 2 * index + (present ? 0 : 1);
-  std::string key(kKeySize, '0');
-  for (int byte = 0; byte < 8; ++byte) {
-    key[byte] = static_cast<char>(number >> (8 * (7 - byte)));
-  }
-  return key;
-}
-
-// Present key i's value after `version` overwrites: 50 bytes that follow
-// from (i, version), then 50 copies of one of them, so that Snappy halves
-// it as it does db_bench's (--compression_ratio=0.5).
-std::string Value(uint64_t index, uint8_t version) {
-  std::string value(kValueSize, '\0');
-  uint64_t word = Remix64(index * 256 + version + 1);
-  for (size_t i = 0; i < kValueSize / 2; ++i) {
-    if (i % 8 == 0) word = Remix64(word);
-    value[i] = static_cast<char>(word >> (8 * (i % 8)));
-  }
-  for (size_t i = kValueSize / 2; i < kValueSize; ++i) value[i] = value[0];
-  return value;
-}
-
-struct KeyRange {  // of key indices
-  uint64_t first = 0;
-  uint64_t count = 0;
-};
 
 // kHotRanges ranges that do not overlap, kHotKeyShare of the keys in all.
 std::vector<KeyRange> HotRanges(uint64_t num_keys, Random rng) {
@@ -202,250 +134,84 @@ bool MakeWorkload(const Args& args, Workload* workload) {
   return true;
 }
 
-struct Lookup {
-  uint64_t index = 0;
-  bool present = false;
-};
-
-Lookup NextLookup(uint64_t num_keys, double hit_share,
-                  const std::vector<KeyRange>& hot, Random& rng) {
-  Lookup lookup;
-  lookup.present = rng.Chance(hit_share);
-  if (!hot.empty() && rng.Chance(kHotGetShare)) {
-    uint64_t offset = rng.Below(hot.size() * hot[0].count);
-    lookup.index = hot[offset / hot[0].count].first + offset % hot[0].count;
-  } else {
-    lookup.index = rng.Below(num_keys);
-  }
-  // The last present key has no absent key above it.
-  if (!lookup.present && lookup.index + 1 == num_keys) --lookup.index;
-  return lookup;
+// The run's DB, opened with a new policy object each time, as a new
+// process would have.
+rdb::Status OpenWith(const Args& args, BenchDb* db) {
+  DbSetup setup;
+  setup.dynamic_levels = args.dynamic_levels;
+  setup.direct_io = args.direct_io;
+  setup.listener = args.listener;
+  rdb::Status s = rdb::FilterPolicy::CreateFromString(
+      rdb::ConfigOptions(), args.policy, &setup.policy);
+  return s.ok() ? db->Open(setup, args.db_dir) : s;
 }
 
-// What the Gets of a run found.
-struct Answers {
-  uint64_t gets = 0;
-  uint64_t hits = 0;          // Gets of present keys
-  uint64_t missing = 0;       // present keys not found
-  uint64_t wrong_value = 0;   // found with another value than their last
-  uint64_t absent_found = 0;  // absent keys found
-  uint64_t errors = 0;        // neither OK nor NotFound
-  bool ok() const {
-    return missing == 0 && wrong_value == 0 && absent_found == 0 && errors == 0;
-  }
-};
-
-class WorkloadDb {
- public:
-  explicit WorkloadDb(const Args& args)
-      : args_(args), versions_(args.num_keys, 0) {
-    write_options_.disableWAL = true;  // as bench/level_aware_compare's fill
-  }
-
-  rdb::Status Open() {
-    rdb::Options options;
-    options.create_if_missing = true;
-    options.write_buffer_size = kMiB;
-    options.target_file_size_base = kMiB;
-    options.max_bytes_for_level_base = kMiB;
-    options.max_bytes_for_level_multiplier = 10;
-    options.level0_file_num_compaction_trigger = 4;
-    options.level_compaction_dynamic_level_bytes = args_.dynamic_levels;
-    options.max_background_jobs = 2;
-    options.max_open_files = -1;
-    options.use_direct_reads = args_.direct_io;
-    options.compression = rdb::kNoCompression;
-    for (rdb::CompressionType type : rdb::GetSupportedCompressions()) {
-      if (type == rdb::kSnappyCompression) options.compression = type;
-    }
-    options.statistics = rdb::CreateDBStatistics();
-    if (args_.listener) options.listeners.push_back(NewLevelAwareListener());
-    rdb::BlockBasedTableOptions table;
-    table.cache_index_and_filter_blocks = false;
-    table.block_cache = rdb::NewLRUCache(8 * kMiB);  // db_bench --cache_size
-    // A new policy object each time, as a new process would have.
-    rdb::Status s = rdb::FilterPolicy::CreateFromString(
-        rdb::ConfigOptions(), args_.policy, &table.filter_policy);
-    if (!s.ok()) return s;
-    options.table_factory.reset(rdb::NewBlockBasedTableFactory(table));
-    stats_ = options.statistics;
-    return rocksdb_compat::OpenDb(options, args_.db_dir, &db_);
-  }
-
-  rdb::Status Close() {
-    rdb::Status s = db_->Close();
-    db_.reset();
-    return s;
-  }
-
-  // Flushes the memtable, so that every Get consults the tables, and waits
-  // for the compactions that follow.
-  rdb::Status Settle() {
-    rdb::Status s = db_->Flush(rdb::FlushOptions());
-    return s.ok() ? rocksdb_compat::WaitForCompactions(db_.get()) : s;
-  }
-
-  rdb::Status Fill() {
-    Random rng(args_.seed, kFillOrder);
-    rdb::Status s;
-    for (uint64_t index : rng.Permutation(args_.num_keys)) {
-      s = Put(index);
+// Gets of the workload; with `puts_between`, each Get follows an
+// overwrite of the next key of a random half of the keys.
+rdb::Status Read(BenchDb& db, uint64_t num_gets, double hit_share,
+                 const std::vector<KeyRange>& hot, Random& rng,
+                 const std::vector<uint64_t>* puts_between, Answers* answers) {
+  for (uint64_t n = 0; n < num_gets; ++n) {
+    if (puts_between != nullptr) {
+      rdb::Status s = db.Put((*puts_between)[n], /*overwrite=*/true);
       if (!s.ok()) return s;
     }
-    return Settle();
-  }
-
-  // Gets of the workload; with `puts_between`, each Get follows a Put of the
-  // next key of a random half of the keys (the overwrite).
-  rdb::Status Read(uint64_t num_gets, double hit_share,
-                   const std::vector<KeyRange>& hot, Random& rng,
-                   const std::vector<uint64_t>* puts_between,
-                   Answers* answers) {
-    std::string value;
-    for (uint64_t n = 0; n < num_gets; ++n) {
-      if (puts_between != nullptr) {
-        ++versions_[(*puts_between)[n]];
-        rdb::Status s = Put((*puts_between)[n]);
-        if (!s.ok()) return s;
-      }
-      const Lookup lookup = NextLookup(args_.num_keys, hit_share, hot, rng);
-      const rdb::Status s = db_->Get(rdb::ReadOptions(),
-                                     Key(lookup.index, lookup.present), &value);
-      ++answers->gets;
-      if (!s.ok() && !s.IsNotFound()) ++answers->errors;
-      if (lookup.present) {
-        ++answers->hits;
-        if (s.IsNotFound()) ++answers->missing;
-        if (s.ok() && value != Value(lookup.index, versions_[lookup.index])) {
-          ++answers->wrong_value;
-        }
-      } else if (s.ok()) {
-        ++answers->absent_found;
-      }
-    }
-    return rdb::Status::OK();
-  }
-
-  rdb::DB* db() const { return db_.get(); }
-  rdb::Statistics& stats() const { return *stats_; }
-
- private:
-  rdb::Status Put(uint64_t index) {
-    return db_->Put(write_options_, Key(index, true),
-                    Value(index, versions_[index]));
-  }
-
-  const Args& args_;
-  std::vector<uint8_t> versions_;  // overwrites per present key
-  rdb::WriteOptions write_options_;
-  std::unique_ptr<rdb::DB> db_;
-  std::shared_ptr<rdb::Statistics> stats_;
-};
-
-// The live tables' filters, in all and per level.
-struct Tree {
-  uint64_t filter_bytes = 0;
-  uint64_t filter_entries = 0;
-  uint64_t files_without_filter = 0;
-  std::string files_per_level;     // "L0:2,L1:4,..." (non-empty levels)
-  std::string bits_per_key_level;  // "L0:9.87,L1:..."
-};
-
-double BitsPerKey(uint64_t bytes, uint64_t entries) {
-  return entries ? 8.0 * static_cast<double>(bytes) / entries : 0.0;
-}
-
-rdb::Status DescribeTree(rdb::DB* db, Tree* tree) {
-  rdb::TablePropertiesCollection tables;
-  const rdb::Status s = db->GetPropertiesOfAllTables(&tables);
-  if (!s.ok()) return s;
-  rdb::ColumnFamilyMetaData meta;
-  db->GetColumnFamilyMetaData(&meta);
-  char buf[64];
-  for (const auto& level : meta.levels) {
-    if (level.files.empty()) continue;
-    uint64_t bytes = 0;
-    uint64_t entries = 0;
-    for (const auto& file : level.files) {
-      const auto found = tables.find(file.db_path + file.name);
-      if (found == tables.end()) {
-        return rdb::Status::NotFound("no properties of " + file.name);
-      }
-      bytes += found->second->filter_size;
-      entries += found->second->num_filter_entries;
-      if (found->second->filter_size == 0) ++tree->files_without_filter;
-    }
-    tree->filter_bytes += bytes;
-    tree->filter_entries += entries;
-    const char* comma = tree->files_per_level.empty() ? "" : ",";
-    std::snprintf(buf, sizeof(buf), "%sL%d:%zu", comma, level.level,
-                  level.files.size());
-    tree->files_per_level += buf;
-    std::snprintf(buf, sizeof(buf), "%sL%d:%.2f", comma, level.level,
-                  BitsPerKey(bytes, entries));
-    tree->bits_per_key_level += buf;
+    db.Get(NextLookup(db.num_keys(), hit_share, hot, kHotGetShare, rng),
+           answers);
   }
   return rdb::Status::OK();
 }
 
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-int Fail(const char* what, const rdb::Status& s) {
-  std::fprintf(stderr, "sstfilter-workload-compare: %s: %s\n", what,
-               s.ToString().c_str());
-  return 1;
-}
-
 int Run(const Args& args, const Workload& workload) {
-  WorkloadDb run(args);
-  rdb::Status s = run.Open();
-  if (!s.ok()) return Fail("open", s);
+  BenchDb run(args.num_keys);
+  rdb::Status s = OpenWith(args, &run);
+  if (!s.ok()) return Fail(kTool, "open", s);
   Clock::time_point start = Clock::now();
-  s = run.Fill();
-  if (!s.ok()) return Fail("fill", s);
+  for (uint64_t index :
+       Random(args.seed, kFillOrder).Permutation(args.num_keys)) {
+    s = run.Put(index);
+    if (!s.ok()) return Fail(kTool, "fill", s);
+  }
+  s = run.Settle();
+  if (!s.ok()) return Fail(kTool, "fill", s);
   const double fill_seconds = Seconds(start);
   if (args.restart) {
     s = run.Close();
-    if (s.ok()) s = run.Open();
-    if (!s.ok()) return Fail("restart", s);
+    if (s.ok()) s = OpenWith(args, &run);
+    if (!s.ok()) return Fail(kTool, "restart", s);
   }
 
   Random gets(args.seed, kGets);
   Answers before;  // phase A and the overwrite
-  s = run.Read(args.reads, workload.hit_share, workload.hot, gets, nullptr,
-               &before);
-  if (!s.ok()) return Fail("phase A", s);
+  s = Read(run, args.reads, workload.hit_share, workload.hot, gets, nullptr,
+           &before);
+  if (!s.ok()) return Fail(kTool, "phase A", s);
   start = Clock::now();
   std::vector<uint64_t> overwrite =
       Random(args.seed, kOverwriteOrder).Permutation(args.num_keys);
   overwrite.resize(args.num_keys / 2);
-  s = run.Read(overwrite.size(), workload.hit_share, workload.hot_later, gets,
-               &overwrite, &before);
+  s = Read(run, overwrite.size(), workload.hit_share, workload.hot_later, gets,
+           &overwrite, &before);
   if (s.ok()) s = run.Settle();
-  if (!s.ok()) return Fail("overwrite", s);
+  if (!s.ok()) return Fail(kTool, "overwrite", s);
   const double overwrite_seconds = Seconds(start);
 
-  (void)run.stats().Reset();
+  (void)TakeReadCosts(run.stats());
   Answers measured;
   start = Clock::now();
-  s = run.Read(args.reads, workload.hit_share, workload.hot_later, gets,
-               nullptr, &measured);
-  if (!s.ok()) return Fail("phase B", s);
+  s = Read(run, args.reads, workload.hit_share, workload.hot_later, gets,
+           nullptr, &measured);
+  if (!s.ok()) return Fail(kTool, "phase B", s);
   const double read_seconds = Seconds(start);
-  const rocksdb_compat::PointFilterCounts filters =
-      rocksdb_compat::TakePointFilterCounts(run.stats());
-  const uint64_t data_misses =
-      run.stats().getTickerCount(rdb::BLOCK_CACHE_DATA_MISS);
+  const ReadCosts costs = TakeReadCosts(run.stats());
   Tree tree;
   s = DescribeTree(run.db(), &tree);
-  if (!s.ok()) return Fail("table properties", s);
+  if (!s.ok()) return Fail(kTool, "table properties", s);
 
   const double gets_count = static_cast<double>(measured.gets);
-  const double wasted =
-      static_cast<double>(filters.positive - filters.true_positive);
-  const double checks = static_cast<double>(filters.positive + filters.useful);
+  const double wasted = static_cast<double>(costs.wasted);
+  const double checks = static_cast<double>(costs.checks);
+  const double data_misses = static_cast<double>(costs.data_misses);
   std::printf(
       "RESULT policy=%s workload=%s seed=%" PRIu64 " num=%" PRIu64
       " reads=%" PRIu64
@@ -472,20 +238,7 @@ int Run(const Args& args, const Workload& workload) {
       wasted / gets_count, checks / gets_count, gets_count / read_seconds,
       tree.filter_bytes, BitsPerKey(tree.filter_bytes, tree.filter_entries),
       tree.files_per_level.c_str());
-  for (const Answers& answers : {before, measured}) {
-    if (!answers.ok()) {
-      std::fprintf(stderr,
-                   "sstfilter-workload-compare: WRONG ANSWERS: of %" PRIu64
-                   " Gets (%" PRIu64 " of present keys), %" PRIu64
-                   " present keys not found, %" PRIu64
-                   " with a wrong value, %" PRIu64
-                   " absent keys found, %" PRIu64 " errors\n",
-                   answers.gets, answers.hits, answers.missing,
-                   answers.wrong_value, answers.absent_found, answers.errors);
-      return 1;
-    }
-  }
-  return 0;
+  return before.Check(kTool) && measured.Check(kTool) ? 0 : 1;
 }
 
 int Usage(const char* argv0) {
@@ -568,20 +321,13 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  const bool temporary = args.db_dir.empty();
-  std::error_code error;
-  if (temporary) {
-    std::string pattern =
-        (fs::temp_directory_path() / "sstfilter-workload-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) {
-      std::perror("sstfilter-workload-compare: mkdtemp");
-      return 1;
-    }
-    args.db_dir = pattern;
-  } else {
-    fs::remove_all(args.db_dir, error);
-  }
+  bool temporary = false;
+  args.db_dir = PrepareDbDir(args.db_dir, "sstfilter-workload", &temporary);
+  if (args.db_dir.empty()) return 1;
   const int status = Run(args, workload);
-  if (temporary || !args.keep_db) fs::remove_all(args.db_dir, error);
+  std::error_code error;
+  if (temporary || !args.keep_db) {
+    std::filesystem::remove_all(args.db_dir, error);
+  }
   return status;
 }
