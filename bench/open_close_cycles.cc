@@ -50,8 +50,8 @@
 //   --shared-logger   one info_log for every DB
 //   --cycles N        open/close cycles (default 1,000)
 //   --warmup N        cycles before the slope is taken (default 50)
-//   --keys N          keys written per cycle (default 10,000)
-//   --gets N          Gets per cycle (default 20,000)
+//   --keys N          keys written per cycle (default 5,000)
+//   --gets N          Gets per cycle (default 5,000)
 //   --db DIR          where the DBs go, emptied first (default: one in
 //                     the temporary directory); removed at the end
 //   --csv FILE        the per-cycle lines (default: none)
@@ -103,8 +103,8 @@ struct Args {
   bool shared_logger = false;
   int cycles = 1000;
   int warmup = 50;
-  uint64_t keys = 10'000;
-  uint64_t gets = 20'000;
+  uint64_t keys = 5'000;
+  uint64_t gets = 5'000;
   std::string db_dir;
   std::string csv;
 };
