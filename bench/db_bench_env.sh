@@ -13,8 +13,6 @@
 #   held by the table readers, listeners={sstfilter.LevelAwareListener}
 #   in [DBOptions] if LISTENER is 1, and each LINE (name=value) under
 #   [CFOptions "default"].
-# peak_kib LOG: the peak resident KiB `/usr/bin/time -f "peak_kib=%M"` left
-#   in LOG.
 
 db_bench_env() {
   local rocksdb_dir="$1" preload="$2" version_h
@@ -49,5 +47,3 @@ db_bench_options() {
     printf '  cache_index_and_filter_blocks=false\n  filter_policy=%s\n' "$policy"
   } >"$file"
 }
-
-peak_kib() { sed -n 's/^peak_kib=//p' "$1" | tail -1; }
