@@ -32,16 +32,18 @@
 // DB one info_log (with --options shared: one logger for all the DBs, as a
 // service that logs through its own logger).
 //
-// Prints, per cycle (after the close), one CSV line "cycle,rss_kib,
-// heap_bytes,malloc_bytes" to --csv, then one line "RESULT key=value ...":
-// RSS, heap and malloc after the warm-up and at the end, and their growth
-// per cycle, the least-squares slope over the cycles after the warm-up
-// (KiB per cycle for RSS, bytes per cycle for the heap and malloc).
+// Prints, per cycle (after the close), one CSV line "cycle,tables,rss_kib,
+// heap_bytes,malloc_bytes" to --csv (tables: the DB's live tables at its
+// close), then one line "RESULT key=value ...": RSS, heap and malloc after
+// the warm-up and at the end, their growth per cycle, the least-squares
+// slope over the cycles after the warm-up (KiB per cycle for RSS, bytes
+// per cycle for the heap and malloc), the DBs a shared listener still
+// keeps, and the mean of the tables at a close.
 //
 // usage: sstfilter-open-close-cycles --policy ID [--listener]
 //          [--options cycle|shared] [--dirs new|same] [--shared-logger]
-//          [--cycles N] [--warmup N] [--keys N] [--gets N] [--db DIR]
-//          [--csv FILE]
+//          [--cycles N] [--warmup N] [--keys N] [--gets N]
+//          [--file-bytes N] [--db DIR] [--csv FILE]
 //   --policy ID       a filter_policy value (bloomfilter:10,
 //                     sstfilter.LevelAware:10, ...)
 //   --listener        listeners={sstfilter.LevelAwareListener}
@@ -52,6 +54,8 @@
 //   --warmup N        cycles before the slope is taken (default 50)
 //   --keys N          keys written per cycle (default 5,000)
 //   --gets N          Gets per cycle (default 5,000)
+//   --file-bytes N    target_file_size_base (default 131,072: about 4
+//                     tables below L0 at the default keys)
 //   --db DIR          where the DBs go, emptied first (default: one in
 //                     the temporary directory); removed at the end
 //   --csv FILE        the per-cycle lines (default: none)
@@ -105,6 +109,7 @@ struct Args {
   int warmup = 50;
   uint64_t keys = 5'000;
   uint64_t gets = 5'000;
+  uint64_t file_bytes = 128 << 10;
   std::string db_dir;
   std::string csv;
 };
@@ -116,13 +121,14 @@ class DroppingLogger : public rdb::Logger {
   void Logv(const char* /*format*/, va_list /*ap*/) override {}
 };
 
-// 64 KiB write buffers never fill before the explicit flushes at the
-// default sizes; 128 KiB files give a few tables per level.
+// 64 MiB write buffers never fill before the explicit flushes; 128 KiB
+// files give a few tables per level at the default sizes.
 std::string OptionsString(const Args& args) {
   std::string text =
       "create_if_missing=true;disable_auto_compactions=true;"
-      "write_buffer_size=67108864;target_file_size_base=131072;"
-      "max_background_jobs=2;";
+      "write_buffer_size=67108864;max_background_jobs=2;"
+      "target_file_size_base=" +
+      std::to_string(args.file_bytes) + ";";
   if (args.listener) text += "listeners={sstfilter.LevelAwareListener};";
   return text + "block_based_table_factory={filter_policy=" + args.policy +
          ";cache_index_and_filter_blocks=false}";
@@ -141,6 +147,7 @@ rdb::Status MakeOptions(const Args& args,
 }
 
 struct Sample {
+  double tables = 0;  // the DB's live tables at its close
   double rss_kib = 0;
   double heap_bytes = 0;
   double malloc_bytes = 0;
@@ -193,9 +200,10 @@ std::string KeyOf(const Args& args, int cycle, uint64_t j, bool present) {
   return std::string(FormatKey("k", 2 * index + (present ? 0 : 1), buf));
 }
 
-// Steps 1-4 of the header for one DB.
+// Steps 1-4 of the header for one DB; `tables`: its live tables at the
+// close.
 rdb::Status OneCycle(const Args& args, const rdb::Options& options,
-                     const std::string& dir, int cycle) {
+                     const std::string& dir, int cycle, size_t* tables) {
   std::unique_ptr<rdb::DB> db;
   rdb::Status s = rocksdb_compat::OpenDb(options, dir, &db);
   if (!s.ok()) return s;
@@ -221,6 +229,9 @@ rdb::Status OneCycle(const Args& args, const rdb::Options& options,
                 KeyOf(args, cycle, (i / 2 * 7919) % written, present), &found);
     if (!present && s.IsNotFound()) s = rdb::Status::OK();
   }
+  std::vector<rdb::LiveFileMetaData> live;
+  db->GetLiveFilesMetaData(&live);
+  *tables = live.size();
   const rdb::Status closed = db->Close();
   return s.ok() ? closed : s;
 }
@@ -235,25 +246,27 @@ int Run(const Args& args) {
   }
   FILE* csv = args.csv.empty() ? nullptr : std::fopen(args.csv.c_str(), "w");
   if (csv != nullptr)
-    std::fprintf(csv, "cycle,rss_kib,heap_bytes,malloc_bytes\n");
+    std::fprintf(csv, "cycle,tables,rss_kib,heap_bytes,malloc_bytes\n");
   std::vector<Sample> samples;
   std::error_code error;
   for (int cycle = 0; cycle < args.cycles; ++cycle) {
     const std::string dir =
         args.db_dir + (args.new_dirs ? "/db-" + std::to_string(cycle) : "/db");
     rdb::Status s;
+    size_t tables = 0;
     if (args.shared_options) {
-      s = OneCycle(args, shared, dir, cycle);
+      s = OneCycle(args, shared, dir, cycle, &tables);
     } else {
       rdb::Options options;
       s = MakeOptions(args, logger, &options);
-      if (s.ok()) s = OneCycle(args, options, dir, cycle);
+      if (s.ok()) s = OneCycle(args, options, dir, cycle, &tables);
     }
     if (!s.ok()) return Fail("cycle", cycle, s);
     if (args.new_dirs) fs::remove_all(dir, error);
     samples.push_back(Measure());
+    samples.back().tables = static_cast<double>(tables);
     if (csv != nullptr) {
-      std::fprintf(csv, "%d,%.0f,%.0f,%.0f\n", cycle + 1,
+      std::fprintf(csv, "%d,%zu,%.0f,%.0f,%.0f\n", cycle + 1, tables,
                    samples.back().rss_kib, samples.back().heap_bytes,
                    samples.back().malloc_bytes);
     }
@@ -262,7 +275,9 @@ int Run(const Args& args) {
 
   const size_t from = std::min<size_t>(args.warmup, samples.size() - 1);
   std::vector<double> rss, heap, mallocs;
+  double tables = 0;
   for (size_t i = from; i < samples.size(); ++i) {
+    tables += samples[i].tables / static_cast<double>(samples.size() - from);
     rss.push_back(samples[i].rss_kib);
     heap.push_back(samples[i].heap_bytes);
     mallocs.push_back(samples[i].malloc_bytes);
@@ -280,13 +295,14 @@ int Run(const Args& args) {
       " rocksdb=%d.%d.%d rss_warm_kib=%.0f rss_end_kib=%.0f"
       " rss_slope_kib=%.3f heap_warm=%.0f heap_end=%.0f heap_slope=%.1f"
       " malloc_warm=%.0f malloc_end=%.0f malloc_slope=%.1f"
-      " watched_dbs=%zu\n",
+      " watched_dbs=%zu tables_at_close=%.2f file_bytes=%" PRIu64 "\n",
       args.policy.c_str(), args.listener,
       args.shared_options ? "shared" : "cycle", args.new_dirs ? "new" : "same",
       args.shared_logger, args.cycles, from, args.keys, args.gets,
       ROCKSDB_MAJOR, ROCKSDB_MINOR, ROCKSDB_PATCH, warm.rss_kib, last.rss_kib,
       Slope(rss), warm.heap_bytes, last.heap_bytes, Slope(heap),
-      warm.malloc_bytes, last.malloc_bytes, Slope(mallocs), watched);
+      warm.malloc_bytes, last.malloc_bytes, Slope(mallocs), watched, tables,
+      args.file_bytes);
   return 0;
 }
 
@@ -309,8 +325,10 @@ bool ParseArgs(int argc, char** argv, Args* args) {
       args->new_dirs = value == "new";
     } else if (flag == "--cycles" || flag == "--warmup") {
       (flag == "--cycles" ? args->cycles : args->warmup) = std::stoi(value);
-    } else if (flag == "--keys" || flag == "--gets") {
-      (flag == "--keys" ? args->keys : args->gets) = std::stoull(value);
+    } else if (flag == "--keys" || flag == "--gets" || flag == "--file-bytes") {
+      (flag == "--keys"   ? args->keys
+       : flag == "--gets" ? args->gets
+                          : args->file_bytes) = std::stoull(value);
     } else if (flag == "--db" || flag == "--csv") {
       (flag == "--db" ? args->db_dir : args->csv) = value;
     } else {
@@ -331,7 +349,8 @@ int main(int argc, char** argv) {
                  "usage: sstfilter-open-close-cycles --policy ID [--listener]\n"
                  "         [--options cycle|shared] [--dirs new|same]\n"
                  "         [--shared-logger] [--cycles N] [--warmup N]\n"
-                 "         [--keys N] [--gets N] [--db DIR] [--csv FILE]\n"
+                 "         [--keys N] [--gets N] [--file-bytes N] [--db DIR]\n"
+                 "         [--csv FILE]\n"
                  "(see the header of bench/open_close_cycles.cc)\n");
     return 2;
   }
