@@ -265,26 +265,24 @@ FilterChoice LevelAwareAllocator::ModelChoice(int level, int num_levels,
 
 // The average bits/key to allocate a job's tables at: the asked average,
 // corrected (Correction) for what the live filters below L0 other than the
-// job's inputs take beyond what the allocation at the asked average gives
-// their levels (`allocated`, bits/key per level of `levels`; their bytes
-// and entries from the tables' own properties), once they hold a tenth of
-// the tree's entries, within kMaxBudgetCorrection. New tables so make up
-// for what the allocation cannot see: rounding to the kinds' sizes, and
-// tables built for another tree or workload than today's. A level that
-// holds more than it will (the tree not settled) is no error: its filters
-// take what the allocation gives it.
+// job's inputs take beyond the asked average over the entries they filter
+// (their bytes and entries from the tables' own properties), once they
+// hold a tenth of the tree's entries, within kMaxBudgetCorrection. New
+// tables so make up for what the allocation cannot see: rounding to the
+// kinds' sizes, levels holding another share of the tree than the model's
+// (a base level at its floor, a tree still growing), and tables built for
+// another tree or workload than today's.
 double LevelAwareAllocator::Budget(const JobView& job,
-                                   const std::vector<int>& levels,
-                                   const std::vector<double>& allocated) const {
+                                   const std::vector<int>& levels) const {
   const double asked = settings_.BitsPerKey();
   double tree_entries = 0, filtered_entries = 0, error_bits = 0;
-  for (size_t i = 0; i < levels.size(); ++i) {
-    const LevelTotals& level = job.tree[levels[i]];
-    if (levels[i] == 0) continue;
-    tree_entries += static_cast<double>(level.entries);
-    filtered_entries += static_cast<double>(level.filtered_entries);
-    error_bits += static_cast<double>(level.filter_bytes) * 8 -
-                  allocated[i] * static_cast<double>(level.filtered_entries);
+  for (const int level : levels) {
+    if (level == 0) continue;
+    const LevelTotals& totals = job.tree[level];
+    tree_entries += static_cast<double>(totals.entries);
+    filtered_entries += static_cast<double>(totals.filtered_entries);
+    error_bits += static_cast<double>(totals.filter_bytes) * 8 -
+                  asked * static_cast<double>(totals.filtered_entries);
   }
   if (!(filtered_entries > 0) || filtered_entries * 10 < tree_entries) {
     return asked;
@@ -324,25 +322,17 @@ FilterChoice LevelAwareAllocator::OneColumnFamily(const JobView& job,
       SharesMoved(tree.shares, cached->shares) ||
       no_bottom != cached->no_bottom_filters ||
       workload.version() != cached->workload_version) {
-    // The tree or the workload moved: the allocation at the asked average
-    // first, what the live filters are held to.
+    // The tree or the workload moved: allocated again below.
     tree.Probes(settings_.learn ? &workload : nullptr, settings_.HitFraction());
-    LevelAllocation at_asked;
-    Allocate(tree, settings_.BitsPerKey(), &at_asked);
-    cached->at_asked.clear();
-    for (const FilterChoice& c : at_asked.levels) {
-      cached->at_asked.push_back(c.bits_per_key);
-    }
     cached->probes = tree.probes;
-    cached->allocation = std::move(at_asked);
-    cached->budget = settings_.BitsPerKey();
+    cached->budget = -1;
     cached->levels = std::move(tree.levels);
     cached->shares = std::move(tree.shares);
     cached->workload_version = workload.version();
     cached->no_bottom_filters = no_bottom;
   }
   const double budget = job.complete
-                            ? Budget(job, cached->levels, cached->at_asked)
+                            ? Budget(job, cached->levels)
                             : settings_.BitsPerKey();
   if (std::abs(budget - cached->budget) >
       kBudgetMoved * settings_.BitsPerKey()) {

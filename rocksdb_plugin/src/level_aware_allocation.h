@@ -69,8 +69,7 @@ class LevelAwareAllocator {
   void Allocate(const Tree& tree, double budget, LevelAllocation* out) const;
   FilterChoice OneColumnFamily(const JobView& job, int level) const;
   FilterChoice Limited(const JobView& job, int level) const;
-  double Budget(const JobView& job, const std::vector<int>& levels,
-                const std::vector<double>& allocated) const;
+  double Budget(const JobView& job, const std::vector<int>& levels) const;
 
   const LevelAwareSettings settings_;
   mutable std::once_flag one_level_once_;

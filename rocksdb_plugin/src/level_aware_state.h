@@ -130,7 +130,6 @@ struct CachedAllocation {
   std::vector<int> levels;  // RocksDB's levels, the bottom first, L0 last
   std::vector<double> shares;
   std::vector<double> probes;    // absent probes per level, relative
-  std::vector<double> at_asked;  // bits/key per level at the average asked
   LevelAllocation allocation;
   uint64_t workload_version = UINT64_MAX;
   bool no_bottom_filters = false;
