@@ -203,6 +203,37 @@ TEST(RocksdbDbListener, ADbOpenedAfterAnotherStartsFromTheModel) {
   }
 }
 
+// DBs that share one logger (a service logging through its own), each
+// closed before the next opens in a new directory: the listener drops a
+// closed DB's state at its next callback, and the block index keeps no
+// record of a closed DB's tables alive.
+TEST(RocksdbDbListener, ADbClosedBehindASharedLoggerLeavesNothing) {
+  rdb::Options options = ListenedOptions("sstfilter.LevelAware:10");
+  TempDir logs;
+  ASSERT_TRUE(rdb::Env::Default()
+                  ->NewLogger(logs.path() + "/LOG", &options.info_log)
+                  .ok());
+  const size_t before = rocksdb_plugin::LiveIndexedRecords();
+  for (int cycle = 0; cycle < 8; ++cycle) {
+    TempDir dir;
+    auto db = Open(options, dir.path());
+    ASSERT_NE(db, nullptr);
+    Put(db.get(), Range(0, 20000));
+    Flush(db.get());
+    rocksdb_compat::WaitForCompactions(db.get()).PermitUncheckedError();
+    Learn(db.get(), 2000);
+    std::vector<rdb::LiveFileMetaData> live;
+    db->GetLiveFilesMetaData(&live);
+    ASSERT_FALSE(live.empty());
+    // Only this DB's state and tables: the one closed before is dropped.
+    EXPECT_EQ(rocksdb_plugin::WatchedDbCount(*options.listeners[0]), 1u)
+        << "cycle " << cycle;
+    EXPECT_GT(rocksdb_plugin::LiveIndexedRecords(), before) << "cycle " << cycle;
+    EXPECT_LE(rocksdb_plugin::LiveIndexedRecords(), before + live.size())
+        << "cycle " << cycle;
+  }
+}
+
 // Two column families sharing one policy object: only the one with
 // optimize_filters_for_hits loses its bottom filters, and only its state
 // says so.

@@ -28,8 +28,10 @@
 #include "rocksdb/listener.h"
 #include "rocksdb/metadata.h"
 #include "rocksdb/options.h"
+#include "rocksdb/sst_file_manager.h"
 #include "rocksdb/sst_file_reader.h"
 #include "rocksdb/table_properties.h"
+#include "rocksdb/write_buffer_manager.h"
 #include "sstfilter/rocksdb_plugin.h"
 
 namespace sstfilter::rocksdb_plugin {
@@ -46,10 +48,10 @@ using ROCKSDB_NAMESPACE::TableProperties;
 // of a DB of 10^4 files knows them all after some 600 jobs; until then
 // they are left out of the filter bytes (not counted as filterless).
 constexpr size_t kPropertiesPerJob = 16;
-// DBs a listener keeps the state of. A DB gone is dropped when its logger
-// is (the DB holds it) or when another DB takes its address; this bounds
-// what a listener shared by DBs that close behind a logger they share can
-// hold.
+// DBs a listener keeps the state of. A DB gone is dropped at the
+// listener's next callback once it is closed (Watched::Closed) or another
+// DB takes its address or its directory; this bounds what a listener can
+// hold of DBs that share everything Closed looks at.
 constexpr size_t kMaxDbs = 1024;
 
 // The file number in a table file's path ("/db/000123.sst"), or 0.
@@ -72,8 +74,17 @@ int64_t FilterBytesOf(const TableProperties& properties) {
 // A DB and what the listener keeps of it.
 struct Watched {
   std::shared_ptr<DbState> state;
-  std::weak_ptr<Logger> logger;  // expires with the DB (it holds it)
+  // What the DB holds while open: its logger, and the SstFileManager and
+  // WriteBufferManager RocksDB makes for it when the options give none
+  // (SanitizeOptions, 7.8.3 to 11.8.1). The DB is closed once any of them
+  // is gone, however many DBs share the others.
+  std::weak_ptr<Logger> logger;
+  std::weak_ptr<ROCKSDB_NAMESPACE::SstFileManager> sst_files;
+  std::weak_ptr<ROCKSDB_NAMESPACE::WriteBufferManager> write_buffers;
   std::string db_name;
+  bool Closed() const {
+    return logger.expired() || sst_files.expired() || write_buffers.expired();
+  }
 };
 
 class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
@@ -265,6 +276,8 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
       entry.state =
           std::make_shared<DbState>(options.info_log.get(), session_id);
       entry.logger = options.info_log;
+      entry.sst_files = options.sst_file_manager;
+      entry.write_buffers = options.write_buffer_manager;
       entry.db_name = db->GetName();
     }
     // A DB directory is open in one DB at a time (RocksDB's LOCK file): a
@@ -295,7 +308,7 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
   // Drops the DBs that are gone (needs mutex_).
   void Sweep() {
     for (auto it = dbs_.begin(); it != dbs_.end();) {
-      it = it->second.logger.expired() ? dbs_.erase(it) : std::next(it);
+      it = it->second.Closed() ? dbs_.erase(it) : std::next(it);
     }
     while (dbs_.size() >= kMaxDbs) dbs_.erase(dbs_.begin());
   }

@@ -15,12 +15,16 @@ int ClampLevel(int level) { return std::clamp(level, 0, kMaxTreeLevels - 1); }
 // The block index: fingerprint -> record, least recently used out first.
 // Sharded by fingerprint so that readers made on many threads at once (a
 // block cache loading filters) seldom wait on each other. An entry takes
-// about kEntryBytes (the hash node, the list node, the shared pointer); the
+// about kEntryBytes (the hash node, the list node, the weak pointer); the
 // index holds at most kIndexBytes of them: 2^16 entries, the blocks of
 // 2^16 full-filter tables (64 TiB of 1 GiB files) or of a DB's partitions
 // (a 1 GiB table of 10^7 keys at 10 bits/key has about 3,000 4 KiB
-// partitions). A block evicted while its table lives is read unsampled
-// next time a reader is made for it; nothing else is lost.
+// partitions). The index owns no record: the listener's column family
+// state holds a live table's, and its readers; a record is gone once its
+// table is deleted or its DB closed, and its entry with it (when found, or
+// when it reaches the end of the list). A block evicted while its table
+// lives is read unsampled next time a reader is made for it; nothing else
+// is lost.
 constexpr size_t kShards = 16;
 constexpr size_t kEntryBytes = 96;
 constexpr size_t kIndexBytes = size_t{6} << 20;
@@ -32,18 +36,22 @@ class BlockIndex {
     static BlockIndex* const index = new BlockIndex();  // never freed
     return *index;
   }
-  void Add(uint64_t fingerprint, std::shared_ptr<TableRecord> record) {
+  void Add(uint64_t fingerprint, const std::shared_ptr<TableRecord>& record) {
     Shard& shard = ShardOf(fingerprint);
     std::lock_guard<std::mutex> lock(shard.mutex);
     auto found = shard.map.find(fingerprint);
     if (found != shard.map.end()) {
-      found->second->second = std::move(record);
+      found->second->second = record;
       shard.order.splice(shard.order.begin(), shard.order, found->second);
       return;
     }
-    shard.order.emplace_front(fingerprint, std::move(record));
+    shard.order.emplace_front(fingerprint, record);
     shard.map.emplace(fingerprint, shard.order.begin());
-    if (shard.order.size() > kEntriesPerShard) {
+    // The least recently used out, and the records gone (their DB closed
+    // or their table deleted) that have come to the end of the list.
+    while (!shard.order.empty() &&
+           (shard.order.size() > kEntriesPerShard ||
+            shard.order.back().second.expired())) {
       shard.map.erase(shard.order.back().first);
       shard.order.pop_back();
     }
@@ -53,23 +61,37 @@ class BlockIndex {
     std::lock_guard<std::mutex> lock(shard.mutex);
     auto found = shard.map.find(fingerprint);
     if (found == shard.map.end()) return nullptr;
+    std::shared_ptr<TableRecord> record = found->second->second.lock();
+    if (record == nullptr) {
+      shard.order.erase(found->second);
+      shard.map.erase(found);
+      return nullptr;
+    }
     shard.order.splice(shard.order.begin(), shard.order, found->second);
-    return found->second->second;
+    return record;
+  }
+  size_t Live() {
+    size_t live = 0;
+    for (Shard& shard : shards_) {
+      std::lock_guard<std::mutex> lock(shard.mutex);
+      for (const Entry& entry : shard.order) live += !entry.second.expired();
+    }
+    return live;
   }
   // Removes `fingerprint` if it still points to `record`.
   void Remove(uint64_t fingerprint, const TableRecord* record) {
     Shard& shard = ShardOf(fingerprint);
     std::lock_guard<std::mutex> lock(shard.mutex);
     auto found = shard.map.find(fingerprint);
-    if (found == shard.map.end() || found->second->second.get() != record) {
-      return;
-    }
+    if (found == shard.map.end()) return;
+    const std::shared_ptr<TableRecord> held = found->second->second.lock();
+    if (held != nullptr && held.get() != record) return;
     shard.order.erase(found->second);
     shard.map.erase(found);
   }
 
  private:
-  using Entry = std::pair<uint64_t, std::shared_ptr<TableRecord>>;
+  using Entry = std::pair<uint64_t, std::weak_ptr<TableRecord>>;
   struct Shard {
     std::mutex mutex;
     std::list<Entry> order;  // most recently used first
@@ -110,9 +132,12 @@ uint64_t TableFingerprint(std::string_view block) {
   return HashKeyInline(std::string_view(buf, 8 + head + tail));
 }
 
-void IndexBlock(uint64_t fingerprint, std::shared_ptr<TableRecord> record) {
-  BlockIndex::Get().Add(fingerprint, std::move(record));
+void IndexBlock(uint64_t fingerprint,
+                const std::shared_ptr<TableRecord>& record) {
+  BlockIndex::Get().Add(fingerprint, record);
 }
+
+size_t LiveIndexedRecords() { return BlockIndex::Get().Live(); }
 
 std::shared_ptr<TableRecord> FindBlock(std::string_view block) {
   if (block.empty()) return nullptr;

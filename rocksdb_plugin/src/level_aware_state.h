@@ -92,8 +92,10 @@ class TableRecord final : public ProbeSampler {
 // last 64 bytes (the filter's bits there depend on its keys).
 uint64_t TableFingerprint(std::string_view block);
 
-// The process-wide index of blocks to their tables' records.
-void IndexBlock(uint64_t fingerprint, std::shared_ptr<TableRecord> record);
+// The process-wide index of blocks to their tables' records (it keeps
+// none alive).
+void IndexBlock(uint64_t fingerprint,
+                const std::shared_ptr<TableRecord>& record);
 std::shared_ptr<TableRecord> FindBlock(std::string_view block);
 void UnindexTable(const TableRecord& record);
 
@@ -308,6 +310,8 @@ std::shared_ptr<ColumnFamilyState> WatchedColumnFamily(
 
 // How many DBs `listener` keeps a state for (0 if it is not ours).
 size_t WatchedDbCount(ROCKSDB_NAMESPACE::EventListener& listener);
+// (Tests) The records the block index finds alive: tables of open DBs.
+size_t LiveIndexedRecords();
 
 // The table the last learning builder on this thread finished, for the
 // listener's OnTableFileCreated on the same thread.
