@@ -30,13 +30,20 @@ using ROCKSDB_NAMESPACE::Slice;
 // The probes this thread makes until its next sample: per thread, so that
 // a probe writes no shared memory. The count runs over every sampled
 // reader the thread uses, which spreads samples by probes, not by reader.
-// initial-exec: the 4 bytes sit in the static TLS block, reached from the
-// thread pointer with no __tls_get_addr call per probe, however the
-// library is loaded. That holds for a dlopen'ed library too (RocksJava's
-// librocksdbjni.so), which glibc serves from the static TLS surplus it
-// keeps for such variables (the tunable glibc.rtld.optional_static_tls,
-// 512 bytes by default), which 4 bytes fit.
-[[gnu::tls_model("initial-exec")]] thread_local uint32_t probes_to_next_sample =
+// Where the library is loaded at start-up (this build's preload library
+// and executables: SSTFILTER_INITIAL_EXEC_TLS), initial-exec puts the 4
+// bytes in the static TLS block, reached from the thread pointer with no
+// __tls_get_addr call per probe. Compiled into RocksDB (the plugin folder)
+// the default model stays: a library that may be dlopen'ed with an
+// initial-exec variable needs its whole TLS block, RocksDB's thread-locals
+// with it, in glibc's small static TLS surplus, and RocksJava's
+// librocksdbjni.so then fails to load ("cannot allocate memory in static
+// TLS block"). Linked into an executable (db_bench), the linker makes it
+// local-exec anyway; in RocksJava a probe pays the call.
+#if defined(SSTFILTER_INITIAL_EXEC_TLS)
+[[gnu::tls_model("initial-exec")]]
+#endif
+thread_local uint32_t probes_to_next_sample =
     LevelWorkload::kSampleEvery;
 
 // Whether this thread's next `probes` probes include a sample. The count
