@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "keys.h"
+#include "level_allocation_support.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 
@@ -18,6 +19,10 @@ namespace sstfilter {
 namespace {
 
 using test_support::AbsentKeyHashes;
+using test_support::AllocateLevelBits;
+using test_support::BestFilterFor;
+using test_support::CuckooCrossoverBitsPerKey;
+using test_support::OwnKindsModel;
 using test_support::RandomKeyHashes;
 
 LevelAllocation MustAllocate(double bits_per_key, double size_ratio,
@@ -219,14 +224,6 @@ TEST(LevelAllocation, KindChoiceAgreesWithMeasuredFpr) {
   }
 }
 
-// Both of this library's kinds, no CPU cap: what AllocateLevelBits uses.
-LevelCostModel OwnKindsModelForTests() {
-  LevelCostModel model;
-  model.kinds.push_back(OwnKindModel(LevelFilterKind::kBlockedBloom, {}));
-  model.kinds.push_back(OwnKindModel(LevelFilterKind::kCuckoo, {}));
-  return model;
-}
-
 // The same, over explicit loads: sum of share_i * bits_i, and the sum of
 // absent probes times FPR (the objective).
 double MemoryOf(const LevelAllocation& allocation,
@@ -250,7 +247,7 @@ LevelAllocation MustAllocateTree(double bits,
                                  const std::vector<LevelLoad>& loads) {
   LevelAllocation allocation;
   const Status s =
-      AllocateTree(OwnKindsModelForTests(), bits, loads, &allocation);
+      AllocateTree(OwnKindsModel(), bits, loads, &allocation);
   EXPECT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(allocation.levels.size(), loads.size());
   return allocation;
@@ -324,15 +321,15 @@ TEST(LevelAllocation, ALevelNoProbeReachesGetsTheSmallestFilter) {
 TEST(LevelAllocation, TreeWithoutEntriesOrProbesIsInvalidArgument) {
   LevelAllocation allocation;
   EXPECT_TRUE(
-      AllocateTree(OwnKindsModelForTests(), 10, {}, &allocation).code() ==
+      AllocateTree(OwnKindsModel(), 10, {}, &allocation).code() ==
       StatusCode::kInvalidArgument);
-  EXPECT_TRUE(AllocateTree(OwnKindsModelForTests(), 10, {{0, 1, 1}, {0, 1, 1}},
+  EXPECT_TRUE(AllocateTree(OwnKindsModel(), 10, {{0, 1, 1}, {0, 1, 1}},
                            &allocation)
                   .code() == StatusCode::kInvalidArgument);
-  EXPECT_TRUE(AllocateTree(OwnKindsModelForTests(), 10,
+  EXPECT_TRUE(AllocateTree(OwnKindsModel(), 10,
                            {{0.9, 0, 1}, {0.1, 0, 1}}, &allocation)
                   .code() == StatusCode::kInvalidArgument);
-  EXPECT_TRUE(AllocateTree(OwnKindsModelForTests(), 10,
+  EXPECT_TRUE(AllocateTree(OwnKindsModel(), 10,
                            {{0.9, -1, 1}, {0.1, 1, 1}}, &allocation)
                   .code() == StatusCode::kInvalidArgument);
 }

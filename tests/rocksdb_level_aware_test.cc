@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "level_aware_state.h"
+#include "level_allocation_support.h"
 #include "level_cost_model.h"
 #include "rocksdb/table.h"
 #include "rocksdb_test_support.h"

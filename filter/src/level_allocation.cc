@@ -393,18 +393,6 @@ Status CheckArguments(double average_bits_per_key, double size_ratio,
   return Status::Ok();
 }
 
-// This library's two kinds, prepared once. Their build costs do not
-// matter here: AllocateLevelBits has no CPU cap.
-const LevelCostModel& OwnKindsModel() {
-  static const LevelCostModel model = [] {
-    LevelCostModel m;
-    m.kinds.push_back(OwnKindModel(LevelFilterKind::kBlockedBloom, {}));
-    m.kinds.push_back(OwnKindModel(LevelFilterKind::kCuckoo, {}));
-    return m;
-  }();
-  return model;
-}
-
 }  // namespace
 
 FilterChoice TableChoice(const KindModel& kind, const FilterChoice& level,
@@ -486,12 +474,6 @@ Status AllocateLevels(const LevelCostModel& model, double average_bits_per_key,
   if (!s.ok()) return s;
   return AllocateTree(model, average_bits_per_key,
                       TShapedLoads(size_ratio, num_levels, 0), out);
-}
-
-Status AllocateLevelBits(double average_bits_per_key, double size_ratio,
-                         uint32_t num_levels, LevelAllocation* out) {
-  return AllocateLevels(OwnKindsModel(), average_bits_per_key, size_ratio,
-                        num_levels, out);
 }
 
 }  // namespace sstfilter

@@ -89,33 +89,6 @@ KindModel OwnKindModel(LevelFilterKind kind, BuildCost build) {
   return model;
 }
 
-FilterChoice BestFilterFor(double bits_per_key) {
-  if (!(bits_per_key >= LevelAllocation::kMinBitsPerKey)) {
-    bits_per_key = LevelAllocation::kMinBitsPerKey;  // also catches NaN
-  }
-  FilterChoice best = BlockedBloomWithin(bits_per_key);
-  // Only the widest fingerprint that fits can win.
-  const uint32_t f = StaticCuckooFingerprintBits(bits_per_key);
-  if (f != 0) {
-    const double fpr = CuckooFpr(f);
-    if (fpr < best.fpr) {
-      best = {LevelFilterKind::kCuckoo, StaticCuckooBitsPerKey(f), f, fpr};
-    }
-  }
-  return best;
-}
-
-double CuckooCrossoverBitsPerKey() {
-  static const double crossover = [] {
-    for (double b = LevelAllocation::kMinBitsPerKey; b <= kGridMaxBitsPerKey;
-         b += kGridStep) {
-      if (BestFilterFor(b).kind == LevelFilterKind::kCuckoo) return b;
-    }
-    return kGridMaxBitsPerKey;
-  }();
-  return crossover;
-}
-
 double LevelAllocation::MaxBitsPerKey(double average_bits_per_key) {
   return std::max(average_bits_per_key,
                   std::min(kMaxOverAverage * average_bits_per_key, 64.0));
@@ -133,21 +106,6 @@ double LevelBuildWeight(double size_ratio, uint32_t num_levels,
                         uint32_t level) {
   if (num_levels >= 2 && level + 1 == num_levels) return 1;  // L0: flushes
   return num_levels == 1 ? 1 : (size_ratio + 1) / 2;
-}
-
-double TreeBuildNs(const LevelCostModel& model,
-                   const std::vector<FilterChoice>& levels, double size_ratio) {
-  const uint32_t n = static_cast<uint32_t>(levels.size());
-  double ns = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    for (const KindModel& kind : model.kinds) {
-      if (kind.kind != levels[i].kind) continue;
-      ns += LevelBuildWeight(size_ratio, n, i) *
-            kind.build.Ns(levels[i].bits_per_key);
-      break;
-    }
-  }
-  return ns;
 }
 
 std::vector<double> ModelAbsentProbes(

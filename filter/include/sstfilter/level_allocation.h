@@ -122,17 +122,6 @@ struct LevelCostModel {
   double max_bits_per_key = 0;
 };
 
-// The filter with the lower model FPR that fits in `bits_per_key` (>= 1):
-// BlockedBloom spending all of it, or Cuckoo with the widest fingerprint
-// that fits. Cuckoo wins from CuckooCrossoverBitsPerKey() on, except just
-// below each of its steps (the next fingerprint bit), where BlockedBloom
-// uses the bits that the narrower fingerprint would leave unused.
-FilterChoice BestFilterFor(double bits_per_key);
-
-// The fewest bits/key at which BestFilterFor picks Cuckoo (about 11.5 with
-// the models of this release; tests hold it to the measured tables).
-double CuckooCrossoverBitsPerKey();
-
 // One level of a tree as the allocation sees it.
 struct LevelLoad {
   double entry_share = 0;    // s_i: share of all filter entries it holds
@@ -217,10 +206,6 @@ FilterChoice TableChoice(const KindModel& kind, const FilterChoice& level,
 std::vector<double> ModelAbsentProbes(
     const std::vector<double>& entry_shares_from_bottom, double hit_fraction);
 
-// AllocateLevels over this library's two kinds, with no CPU cap.
-Status AllocateLevelBits(double average_bits_per_key, double size_ratio,
-                         uint32_t num_levels, LevelAllocation* out);
-
 // The share of all entries that level `level` (0 = bottom) holds in that
 // tree shape.
 double LevelShare(double size_ratio, uint32_t num_levels, uint32_t level);
@@ -230,11 +215,5 @@ double LevelShare(double size_ratio, uint32_t num_levels, uint32_t level);
 // written by flushes), (size_ratio + 1) / 2 for every other level. A tree
 // of one level is one level built by compactions or ingestion: weight 1.
 double LevelBuildWeight(double size_ratio, uint32_t num_levels, uint32_t level);
-
-// The build CPU of `levels` (index 0 = bottom) under `model`, ns per key
-// written: sum of LevelBuildWeight * the level's kind's BuildCost. A level
-// whose kind the model lacks counts 0.
-double TreeBuildNs(const LevelCostModel& model,
-                   const std::vector<FilterChoice>& levels, double size_ratio);
 
 }  // namespace sstfilter
