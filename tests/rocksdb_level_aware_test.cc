@@ -21,6 +21,7 @@
 #include "level_aware_state.h"
 #include "level_allocation_support.h"
 #include "level_cost_model.h"
+#include "policies.h"
 #include "rocksdb/table.h"
 #include "rocksdb_test_support.h"
 #include "sstfilter/block_classifier.h"

@@ -16,6 +16,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -375,6 +376,24 @@ RocksStatus ParseNamedField(std::string_view field, Settings* settings) {
 }
 
 }  // namespace
+
+std::shared_ptr<const FilterPolicy> RocksdbPolicyFor(
+    const FilterChoice& choice) {
+  static std::mutex mutex;
+  static auto* policies = new std::map<std::pair<int, int64_t>,
+                                       std::shared_ptr<const FilterPolicy>>;
+  const std::pair<int, int64_t> key(static_cast<int>(choice.kind),
+                                    choice.rocksdb_millibits);
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& policy = (*policies)[key];
+  if (policy == nullptr) {
+    const double bits = static_cast<double>(choice.rocksdb_millibits) / 1000;
+    policy.reset(choice.kind == LevelFilterKind::kRibbon
+                     ? ROCKSDB_NAMESPACE::NewRibbonFilterPolicy(bits, -1)
+                     : ROCKSDB_NAMESPACE::NewBloomFilterPolicy(bits));
+  }
+  return policy;
+}
 
 RocksStatus NewLevelAware(const std::vector<std::string_view>& fields,
                           std::unique_ptr<const FilterPolicy>* policy) {

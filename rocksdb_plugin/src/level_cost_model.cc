@@ -1,10 +1,9 @@
 #include "level_cost_model.h"
 
-#include <map>
-#include <mutex>
-#include <utility>
+#include <memory>
 #include <vector>
 
+#include "rocksdb/filter_policy.h"
 #include "rocksdb/table.h"
 #include "rocksdb_compat.h"
 
@@ -121,24 +120,6 @@ const std::vector<FilterChoice>& RocksdbKindPoints(LevelFilterKind kind) {
   return kind == LevelFilterKind::kFastLocalBloom ? bloom
          : kind == LevelFilterKind::kRibbon       ? ribbon
                                                   : none;
-}
-
-std::shared_ptr<const FilterPolicy> RocksdbPolicyFor(
-    const FilterChoice& choice) {
-  static std::mutex mutex;
-  static auto* policies =
-      new std::map<std::pair<int, int64_t>, std::shared_ptr<const FilterPolicy>>;
-  const std::pair<int, int64_t> key(static_cast<int>(choice.kind),
-                                    choice.rocksdb_millibits);
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& policy = (*policies)[key];
-  if (policy == nullptr) {
-    const double bits = static_cast<double>(choice.rocksdb_millibits) / 1000;
-    policy.reset(choice.kind == LevelFilterKind::kRibbon
-                     ? ROCKSDB_NAMESPACE::NewRibbonFilterPolicy(bits, -1)
-                     : ROCKSDB_NAMESPACE::NewBloomFilterPolicy(bits));
-  }
-  return policy;
 }
 
 LevelCostModel CostModelFor(LevelAwareChoice choice,

@@ -52,7 +52,8 @@ inline double CuckooCrossoverBitsPerKey() {
 inline const LevelCostModel& OwnKindsModel() {
   static const LevelCostModel model = [] {
     LevelCostModel m;
-    m.kinds.push_back(OwnKindModel(LevelFilterKind::kBlockedBloom, BuildCost{}));
+    m.kinds.push_back(
+        OwnKindModel(LevelFilterKind::kBlockedBloom, BuildCost{}));
     m.kinds.push_back(OwnKindModel(LevelFilterKind::kCuckoo, BuildCost{}));
     return m;
   }();
