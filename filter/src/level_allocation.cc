@@ -192,7 +192,7 @@ class Allocator {
     return Allocate(high, mu);
   }
 
-  const PreparedKind* Find(LevelFilterKind kind) const {
+  const PreparedKind* Find(FilterKind kind) const {
     for (const PreparedKind& k : kinds_) {
       if (k.model->kind == kind) return &k;
     }

@@ -33,27 +33,13 @@ double CuckooFpr(uint32_t fingerprint_bits) {
 }
 
 FilterChoice BlockedBloomWithin(double bits_per_key) {
-  return {LevelFilterKind::kBlockedBloom, bits_per_key, 0,
+  return {FilterKind::kBlockedBloom, bits_per_key, 0,
           BlockedBloomFpr(bits_per_key)};
 }
 
 }  // namespace
 
-const char* LevelFilterKindName(LevelFilterKind kind) {
-  switch (kind) {
-    case LevelFilterKind::kBlockedBloom:
-      return "BlockedBloom";
-    case LevelFilterKind::kCuckoo:
-      return "Cuckoo";
-    case LevelFilterKind::kFastLocalBloom:
-      return "FastLocalBloom";
-    case LevelFilterKind::kRibbon:
-      return "Ribbon";
-  }
-  return "unknown";
-}
-
-const std::vector<FilterChoice>& OwnKindPoints(LevelFilterKind kind) {
+const std::vector<FilterChoice>& OwnKindPoints(FilterKind kind) {
   // Computed once: every policy object's allocations use them.
   static const std::vector<FilterChoice> bloom = [] {
     std::vector<FilterChoice> points;
@@ -67,20 +53,20 @@ const std::vector<FilterChoice>& OwnKindPoints(LevelFilterKind kind) {
     std::vector<FilterChoice> points;
     for (uint32_t f = CuckooLimits::kMinFingerprintBits;
          f <= CuckooLimits::kMaxFingerprintBits; ++f) {
-      points.push_back({LevelFilterKind::kCuckoo, StaticCuckooBitsPerKey(f), f,
-                        CuckooFpr(f)});
+      points.push_back(
+          {FilterKind::kCuckoo, StaticCuckooBitsPerKey(f), f, CuckooFpr(f)});
     }
     return points;
   }();
   static const std::vector<FilterChoice> none;
-  return kind == LevelFilterKind::kBlockedBloom ? bloom
-         : kind == LevelFilterKind::kCuckoo     ? cuckoo
-                                                : none;
+  return kind == FilterKind::kBlockedBloom ? bloom
+         : kind == FilterKind::kCuckoo     ? cuckoo
+                                           : none;
 }
 
-KindModel OwnKindModel(LevelFilterKind kind, BuildCost build) {
+KindModel OwnKindModel(FilterKind kind, BuildCost build) {
   KindModel model{kind, OwnKindPoints(kind), build, {}};
-  if (kind == LevelFilterKind::kBlockedBloom) {
+  if (kind == FilterKind::kBlockedBloom) {
     model.within = [](double bits_per_key) {
       return BlockedBloomWithin(
           std::max(bits_per_key, LevelAllocation::kMinBitsPerKey));

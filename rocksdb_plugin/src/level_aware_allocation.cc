@@ -215,7 +215,7 @@ const FilterChoice& LevelAwareAllocator::Uniform() const {
   return uniform_;
 }
 
-const KindModel* LevelAwareAllocator::KindOf(LevelFilterKind kind) const {
+const KindModel* LevelAwareAllocator::KindOf(FilterKind kind) const {
   for (const KindModel& k : OneLevelModel().kinds) {
     if (k.kind == kind) return &k;
   }

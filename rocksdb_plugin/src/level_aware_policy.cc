@@ -205,9 +205,9 @@ class LevelAwarePolicy : public PolicyBase {
   }
 
  private:
-  static bool IsRocksdbKind(LevelFilterKind kind) {
-    return kind == LevelFilterKind::kFastLocalBloom ||
-           kind == LevelFilterKind::kRibbon;
+  static bool IsRocksdbKind(FilterKind kind) {
+    return kind == FilterKind::kFastLocalBloom ||
+           kind == FilterKind::kRibbon128;
   }
 
   // The table's level in a leveled tree (TableLevel, with a flush in L0),
@@ -234,9 +234,7 @@ class LevelAwarePolicy : public PolicyBase {
       return RocksdbBuilder(choice, context, table_keys);
     }
     BuilderConfig config = BaseConfig(context);
-    config.kind = choice.kind == LevelFilterKind::kCuckoo
-                      ? FilterKind::kCuckoo
-                      : FilterKind::kBlockedBloom;
+    config.kind = choice.kind;
     config.bits_per_key = choice.bits_per_key;
     config.fingerprint_bits = choice.fingerprint_bits;
     if (context.table_options.optimize_filters_for_memory) {
@@ -261,7 +259,7 @@ class LevelAwarePolicy : public PolicyBase {
     FilterBitsBuilder* builder =
         RocksdbPolicyFor(choice)->GetBuilderWithContext(context);
     constexpr int64_t kFewestKeys = 1000;
-    if (choice.kind != LevelFilterKind::kRibbon || builder == nullptr ||
+    if (choice.kind != FilterKind::kRibbon128 || builder == nullptr ||
         table_keys < kFewestKeys || !(choice.bits_per_key > 0)) {
       return builder;
     }
@@ -388,7 +386,7 @@ std::shared_ptr<const FilterPolicy> RocksdbPolicyFor(
   auto& policy = (*policies)[key];
   if (policy == nullptr) {
     const double bits = static_cast<double>(choice.rocksdb_millibits) / 1000;
-    policy.reset(choice.kind == LevelFilterKind::kRibbon
+    policy.reset(choice.kind == FilterKind::kRibbon128
                      ? ROCKSDB_NAMESPACE::NewRibbonFilterPolicy(bits, -1)
                      : ROCKSDB_NAMESPACE::NewBloomFilterPolicy(bits));
   }

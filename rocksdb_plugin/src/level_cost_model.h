@@ -43,6 +43,6 @@ LevelCostModel CostModelFor(LevelAwareChoice choice,
 // from its builder's CalculateSpace and FPR from its EstimatedFpRate, for
 // 2^20 keys, over a grid of the policy's bits/key (Bloom-equivalent for
 // Ribbon). Sampled once per process.
-const std::vector<FilterChoice>& RocksdbKindPoints(LevelFilterKind kind);
+const std::vector<FilterChoice>& RocksdbKindPoints(FilterKind kind);
 
 }  // namespace sstfilter::rocksdb_plugin

@@ -22,14 +22,14 @@ namespace sstfilter::test_support {
 // uses the bits that the narrower fingerprint would leave unused.
 inline FilterChoice BestFilterFor(double bits_per_key) {
   static const KindModel bloom =
-      OwnKindModel(LevelFilterKind::kBlockedBloom, BuildCost{});
+      OwnKindModel(FilterKind::kBlockedBloom, BuildCost{});
   if (!(bits_per_key >= LevelAllocation::kMinBitsPerKey)) {
     bits_per_key = LevelAllocation::kMinBitsPerKey;  // also catches NaN
   }
   FilterChoice best = bloom.within(bits_per_key);
   // Only the widest fingerprint that fits can win.
   const uint32_t f = StaticCuckooFingerprintBits(bits_per_key);
-  for (const FilterChoice& cuckoo : OwnKindPoints(LevelFilterKind::kCuckoo)) {
+  for (const FilterChoice& cuckoo : OwnKindPoints(FilterKind::kCuckoo)) {
     if (cuckoo.fingerprint_bits == f && cuckoo.fpr < best.fpr) best = cuckoo;
   }
   return best;
@@ -41,7 +41,7 @@ inline double CuckooCrossoverBitsPerKey() {
   constexpr double kMax = LevelAllocationLimits::kMaxAverageBitsPerKey;
   static const double crossover = [] {
     for (double b = LevelAllocation::kMinBitsPerKey; b <= kMax; b += kStep) {
-      if (BestFilterFor(b).kind == LevelFilterKind::kCuckoo) return b;
+      if (BestFilterFor(b).kind == FilterKind::kCuckoo) return b;
     }
     return kMax;
   }();
@@ -52,9 +52,8 @@ inline double CuckooCrossoverBitsPerKey() {
 inline const LevelCostModel& OwnKindsModel() {
   static const LevelCostModel model = [] {
     LevelCostModel m;
-    m.kinds.push_back(
-        OwnKindModel(LevelFilterKind::kBlockedBloom, BuildCost{}));
-    m.kinds.push_back(OwnKindModel(LevelFilterKind::kCuckoo, BuildCost{}));
+    m.kinds.push_back(OwnKindModel(FilterKind::kBlockedBloom, BuildCost{}));
+    m.kinds.push_back(OwnKindModel(FilterKind::kCuckoo, BuildCost{}));
     return m;
   }();
   return model;

@@ -51,21 +51,12 @@
 
 namespace sstfilter {
 
-// The kinds a level may get: this library's two, and RocksDB's
-// FastLocalBloom and Standard128Ribbon, which filter/ knows only through
-// the curves and costs its caller measures (rocksdb_plugin/ does, with
-// RocksDB's own builders).
-enum class LevelFilterKind : uint8_t {
-  kBlockedBloom,
-  kCuckoo,
-  kFastLocalBloom,
-  kRibbon,
-};
-const char* LevelFilterKindName(LevelFilterKind kind);
-
-// The filter one level (or one table) gets.
+// The filter one level (or one table) gets. Its kind (format.h) is one of
+// this library's two, or RocksDB's FastLocalBloom or Standard128Ribbon,
+// which filter/ knows only through the curves and costs its caller
+// measures (rocksdb_plugin/ does, with RocksDB's own builders).
 struct FilterChoice {
-  LevelFilterKind kind = LevelFilterKind::kBlockedBloom;
+  FilterKind kind = FilterKind::kBlockedBloom;
   // Memory per key the filter takes. For Cuckoo this is the cost of its
   // fingerprint at the static build's load, which may be below what it
   // was offered; for RocksDB's kinds, what its builder allocates.
@@ -89,7 +80,7 @@ struct BuildCost {
 
 // One kind: what its filters cost in memory and FPR, and in build CPU.
 struct KindModel {
-  LevelFilterKind kind = LevelFilterKind::kBlockedBloom;
+  FilterKind kind = FilterKind::kBlockedBloom;
   // The sizes it can be built at, any order. Only the lower convex hull
   // of (bits/key, FPR) can minimise the Lagrangian; the rest serve the
   // final step that spends what the hull's steps leave over.
@@ -104,11 +95,11 @@ struct KindModel {
 // The points of this library's kinds: BlockedBloom on a 1/64 bits/key grid
 // (1..100) and Cuckoo at every fingerprint width, from their FPR models;
 // none for another kind. Computed once per process.
-const std::vector<FilterChoice>& OwnKindPoints(LevelFilterKind kind);
+const std::vector<FilterChoice>& OwnKindPoints(FilterKind kind);
 
 // The model of one of this library's kinds (BlockedBloom or Cuckoo): its
 // points, `within` for BlockedBloom, and the build cost the caller measured.
-KindModel OwnKindModel(LevelFilterKind kind, BuildCost build);
+KindModel OwnKindModel(FilterKind kind, BuildCost build);
 
 // What a tree's allocation chooses from.
 struct LevelCostModel {
