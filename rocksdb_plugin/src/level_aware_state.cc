@@ -5,7 +5,7 @@
 #include <list>
 
 #include "filter_bits.h"
-#include "key_hash.h"
+#include "sstfilter/hash.h"
 
 namespace sstfilter::rocksdb_plugin {
 namespace {
@@ -107,7 +107,7 @@ uint64_t TableFingerprint(std::string_view block) {
   std::memcpy(buf + 8, block.data(), head);
   const size_t tail = std::min(kEdge, block.size());
   std::memcpy(buf + 8 + head, block.data() + block.size() - tail, tail);
-  return HashKeyInline(std::string_view(buf, 8 + head + tail));
+  return HashKey(std::string_view(buf, 8 + head + tail));
 }
 
 void IndexBlock(uint64_t fingerprint, std::shared_ptr<TableRecord> record) {
