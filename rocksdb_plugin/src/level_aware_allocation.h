@@ -79,7 +79,7 @@ class LevelAwareAllocator {
   // The model's allocations without the listener, by number of levels.
   mutable std::mutex model_mutex_;
   mutable std::vector<LevelAllocation> model_allocations_ =
-      std::vector<LevelAllocation>(kMaxTreeLevels + 1);
+      std::vector<LevelAllocation>(kMaxLevels + 1);
   // Under a memory limit: the column families served, and their joint
   // allocation.
   mutable std::mutex limit_mutex_;

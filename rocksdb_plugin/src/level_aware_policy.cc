@@ -218,9 +218,8 @@ class LevelAwarePolicy : public PolicyBase {
       return -1;
     }
     const int level = TableLevel(context);
-    return level == kUnknownTableLevel
-               ? -1
-               : std::clamp(level, 0, kMaxTreeLevels - 1);
+    return level == kUnknownTableLevel ? -1
+                                       : std::clamp(level, 0, kMaxLevels - 1);
   }
 
   // A builder of `choice` for a table of about `table_keys` keys (0:
@@ -241,8 +240,7 @@ class LevelAwarePolicy : public PolicyBase {
       // One FPR balance per level (and one for tables of no level): the
       // levels' filters have different targets, so FPR one level saves
       // must not pay for another's.
-      config.memory_balance =
-          &memory_balances_[level < 0 ? kMaxTreeLevels : level];
+      config.memory_balance = &memory_balances_[level < 0 ? kMaxLevels : level];
     }
     return NewBitsBuilder(config);
   }
@@ -330,7 +328,7 @@ class LevelAwarePolicy : public PolicyBase {
   // DB::Open (by logger and name: only so as not to say it twice).
   mutable std::mutex told_mutex_;
   mutable std::set<std::pair<const void*, std::string>> told_;
-  mutable std::array<FprBalance, kMaxTreeLevels + 1> memory_balances_;
+  mutable std::array<FprBalance, kMaxLevels + 1> memory_balances_;
 };
 
 // "hits=0.9", "learn=false" or "memory_limit=512M" after the positional

@@ -10,7 +10,7 @@
 namespace sstfilter::rocksdb_plugin {
 namespace {
 
-int ClampLevel(int level) { return std::clamp(level, 0, kMaxTreeLevels - 1); }
+int ClampLevel(int level) { return std::clamp(level, 0, kMaxLevels - 1); }
 
 // The block index: fingerprint -> record, least recently used out first.
 // Sharded by fingerprint so that readers made on many threads at once (a

@@ -51,6 +51,12 @@
 
 namespace sstfilter {
 
+// The levels of one LSM tree that LevelAware tells apart: RocksDB's levels
+// 0..kMaxLevels-1 (num_levels is 7 by default; a deeper level counts as
+// the last). LevelWorkload and the RocksDB plugin keep per-level state for
+// that many.
+inline constexpr int kMaxLevels = 16;
+
 // The filter one level (or one table) gets. Its kind (format.h) is one of
 // this library's two, or RocksDB's FastLocalBloom or Standard128Ribbon,
 // which filter/ knows only through the curves and costs its caller
@@ -150,7 +156,10 @@ struct LevelAllocationLimits {
   static constexpr double kMaxAverageBitsPerKey = 100.0;
   static constexpr double kMinSizeRatio = 2.0;
   static constexpr double kMaxSizeRatio = 100.0;
-  static constexpr uint32_t kMaxLevels = 64;
+  // The levels of one allocation: those of up to four trees side by side,
+  // as LevelAware allocates the column families under one memory limit
+  // jointly.
+  static constexpr uint32_t kMaxJointLevels = 4 * kMaxLevels;
 };
 
 // The allocation over `model`'s kinds. Memory: the sum of entries_i *
@@ -168,8 +177,8 @@ Status AllocateLevels(const LevelCostModel& model, double average_bits_per_key,
 // level, the last is L0; entry shares are normalised to sum to 1, and
 // absent probes may be in any unit (only their ratios matter). A level no
 // absent probe reaches gets the smallest filter. At most
-// LevelAllocationLimits::kMaxLevels levels, at least one with a positive
-// share and one with positive absent probes.
+// LevelAllocationLimits::kMaxJointLevels levels, at least one with a
+// positive share and one with positive absent probes.
 Status AllocateTree(const LevelCostModel& model, double average_bits_per_key,
                     const std::vector<LevelLoad>& levels_from_bottom,
                     LevelAllocation* out);
