@@ -95,9 +95,9 @@ std::string Describe(const rdb::Slice& contents) {
            std::to_string(block.ours.cuckoo()->fingerprint_bits());
   }
   switch (block.rocksdb.kind) {
-    case BuiltinKind::kFastLocalBloom:
+    case FilterKind::kFastLocalBloom:
       return "FastLocalBloom k=" + std::to_string(block.rocksdb.num_probes);
-    case BuiltinKind::kRibbon128:
+    case FilterKind::kRibbon128:
       return "Ribbon";
     default:
       return "?";

@@ -107,7 +107,7 @@ enum Stream : uint64_t { kGrowOrder, kGrowOrderQuiet, kGets, kPickDb };
 // ribbonfilter builds a filter for).
 double RibbonSettingFor(double bits) {
   const std::vector<FilterChoice>& curve =
-      rocksdb_plugin::RocksdbKindPoints(LevelFilterKind::kRibbon);
+      rocksdb_plugin::RocksdbKindPoints(FilterKind::kRibbon128);
   for (size_t i = 1; i < curve.size(); ++i) {
     const FilterChoice& low = curve[i - 1];
     const FilterChoice& high = curve[i];

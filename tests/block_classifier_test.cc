@@ -71,7 +71,7 @@ TEST(BlockClassifier, OurBlocksAreOursUnderEitherName) {
       EXPECT_TRUE(block.why.ok());
       EXPECT_NE(block.ours.kind(), FilterKind::kNone);
       EXPECT_EQ(block.ours.SizeBytes(), bytes.size());
-      EXPECT_EQ(block.rocksdb.kind, BuiltinKind::kNone);
+      EXPECT_EQ(block.rocksdb.kind, FilterKind::kNone);
     }
   }
 }
@@ -80,16 +80,16 @@ TEST(BlockClassifier, RocksdbKindsReadByTheirMetadataUnderEitherName) {
   // The block, then what its metadata says.
   struct Case {
     std::string bytes;
-    BuiltinKind kind;
+    FilterKind kind;
     uint32_t num_probes;
     uint64_t line_bytes, num_lines;
     uint32_t seed;
     uint64_t num_blocks, num_segments;
   };
   const Case cases[] = {
-      {FastLocalBloomBlock(), BuiltinKind::kFastLocalBloom, 6, 64, 4, 0, 0, 0},
-      {RibbonBlock(), BuiltinKind::kRibbon128, 0, 0, 0, 3, 4, 8},
-      {LegacyBloomBlock(), BuiltinKind::kLegacyBloom, 6, 64, 4, 0, 0, 0},
+      {FastLocalBloomBlock(), FilterKind::kFastLocalBloom, 6, 64, 4, 0, 0, 0},
+      {RibbonBlock(), FilterKind::kRibbon128, 0, 0, 0, 3, 4, 8},
+      {LegacyBloomBlock(), FilterKind::kLegacyBloom, 6, 64, 4, 0, 0, 0},
   };
   for (const Case& c : cases) {
     for (BlockFamily family : kFamilies) {
@@ -111,15 +111,15 @@ TEST(BlockClassifier, RocksdbKindsReadByTheirMetadataUnderEitherName) {
 // Empty, zero probes, an unknown marker or variant, sizes that do not add
 // up: RocksDB's metadata read, but no kind its reader reads as such.
 TEST(BlockClassifier, RocksdbMetadataOfNoReadableKindMayMatch) {
-  const std::vector<std::pair<std::string, BuiltinKind>> cases = {
-      {"", BuiltinKind::kEmpty},
-      {"\x01\x02\x03\x04\x05", BuiltinKind::kEmpty},
-      {RocksdbBlock(64, {0, 0, 0, 0, 0}), BuiltinKind::kAlwaysTrue},
-      {RocksdbBlock(64, {0xfd, 0, 0, 0, 0}), BuiltinKind::kMalformed},
-      {RocksdbBlock(64, {0xff, 1, 6, 0, 0}), BuiltinKind::kMalformed},
-      {RocksdbBlock(65, {0xff, 0, 6, 0, 0}), BuiltinKind::kMalformed},
-      {RocksdbBlock(16, {0xfe, 3, 4, 0, 0}), BuiltinKind::kMalformed},
-      {RocksdbBlock(200, {6, 4, 0, 0, 0}), BuiltinKind::kMalformed},
+  const std::vector<std::pair<std::string, FilterKind>> cases = {
+      {"", FilterKind::kEmpty},
+      {"\x01\x02\x03\x04\x05", FilterKind::kEmpty},
+      {RocksdbBlock(64, {0, 0, 0, 0, 0}), FilterKind::kAlwaysTrue},
+      {RocksdbBlock(64, {0xfd, 0, 0, 0, 0}), FilterKind::kUnknown},
+      {RocksdbBlock(64, {0xff, 1, 6, 0, 0}), FilterKind::kUnknown},
+      {RocksdbBlock(65, {0xff, 0, 6, 0, 0}), FilterKind::kUnknown},
+      {RocksdbBlock(16, {0xfe, 3, 4, 0, 0}), FilterKind::kUnknown},
+      {RocksdbBlock(200, {6, 4, 0, 0, 0}), FilterKind::kUnknown},
   };
   for (const auto& [bytes, kind] : cases) {
     for (BlockFamily family : kFamilies) {
@@ -142,7 +142,7 @@ TEST(BlockClassifier, DamagedBlockWithOurTrailerTagMayMatch) {
       for (BlockFamily family : kFamilies) {
         const BlockClass block = ClassifyBlock(damaged, family);
         EXPECT_EQ(block.owner, BlockOwner::kMayMatch);
-        EXPECT_EQ(block.rocksdb.kind, BuiltinKind::kNone);
+        EXPECT_EQ(block.rocksdb.kind, FilterKind::kNone);
         EXPECT_FALSE(block.why.ok());
       }
     }
@@ -158,11 +158,11 @@ TEST(BlockClassifier, V1HeadTagIsOursOnlyUnderTheOldName) {
   bytes.replace(0, 4, std::string("SF\x01\x01", 4));
   const BlockClass old_name = ClassifyBlock(bytes, BlockFamily::kSstfilter);
   EXPECT_EQ(old_name.owner, BlockOwner::kMayMatch);
-  EXPECT_EQ(old_name.rocksdb.kind, BuiltinKind::kNone);
+  EXPECT_EQ(old_name.rocksdb.kind, FilterKind::kNone);
   EXPECT_FALSE(old_name.why.ok());
   const BlockClass shared = ClassifyBlock(bytes, BlockFamily::kRocksdbBuiltin);
   EXPECT_EQ(shared.owner, BlockOwner::kRocksdb);
-  EXPECT_EQ(shared.rocksdb.kind, BuiltinKind::kFastLocalBloom);
+  EXPECT_EQ(shared.rocksdb.kind, FilterKind::kFastLocalBloom);
 }
 
 // Every prefix of our blocks: never crashes, never reads as ours but whole.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "keys.h"
+#include "level_allocation_support.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 
@@ -18,6 +19,10 @@ namespace sstfilter {
 namespace {
 
 using test_support::AbsentKeyHashes;
+using test_support::AllocateLevelBits;
+using test_support::BestFilterFor;
+using test_support::CuckooCrossoverBitsPerKey;
+using test_support::OwnKindsModel;
 using test_support::RandomKeyHashes;
 
 LevelAllocation MustAllocate(double bits_per_key, double size_ratio,
@@ -56,7 +61,7 @@ TEST(LevelAllocation, SpendsExactlyTheBudgetOnATShapedTree) {
                      std::to_string(ratio) + ", " + std::to_string(levels) +
                      " levels");
         const LevelAllocation allocation = MustAllocate(bits, ratio, levels);
-        ASSERT_EQ(allocation.levels[0].kind, LevelFilterKind::kBlockedBloom);
+        ASSERT_EQ(allocation.levels[0].kind, FilterKind::kBlockedBloom);
         EXPECT_NEAR(AverageBitsPerKey(allocation, ratio), bits, bits * 1e-9);
       }
     }
@@ -171,7 +176,7 @@ double MeasuredFpr(const FilterChoice& choice,
                    const std::vector<uint64_t>& keys,
                    const std::vector<uint64_t>& absent) {
   uint64_t positives = 0;
-  if (choice.kind == LevelFilterKind::kCuckoo) {
+  if (choice.kind == FilterKind::kCuckoo) {
     std::string bytes;
     EXPECT_TRUE(BuildStaticCuckoo(keys.data(), keys.size(),
                                   choice.fingerprint_bits, &bytes)
@@ -203,28 +208,20 @@ TEST(LevelAllocation, KindChoiceAgreesWithMeasuredFpr) {
   for (double bits : {6.0, 9.0, 10.0, 13.6, 16.7, 20.0}) {
     SCOPED_TRACE(std::to_string(bits) + " bits/key");
     const FilterChoice bloom{
-        LevelFilterKind::kBlockedBloom, bits, 0,
+        FilterKind::kBlockedBloom, bits, 0,
         BlockedBloomParams::ForBitsPerKey(1 << 20, bits).EstimatedFpr(1 << 20)};
-    const FilterChoice cuckoo{LevelFilterKind::kCuckoo, bits,
+    const FilterChoice cuckoo{FilterKind::kCuckoo, bits,
                               StaticCuckooFingerprintBits(bits), 0};
     const FilterChoice best = BestFilterFor(bits);
     const FilterChoice& other =
-        best.kind == LevelFilterKind::kCuckoo ? bloom : cuckoo;
+        best.kind == FilterKind::kCuckoo ? bloom : cuckoo;
     const double best_measured = MeasuredFpr(best, keys, absent);
     const double other_measured = MeasuredFpr(other, keys, absent);
     EXPECT_LT(best_measured, other_measured)
-        << LevelFilterKindName(best.kind) << " " << best_measured << " vs "
-        << LevelFilterKindName(other.kind) << " " << other_measured;
-    EXPECT_EQ(best.kind == LevelFilterKind::kCuckoo, bits >= crossover);
+        << FilterKindName(best.kind) << " " << best_measured << " vs "
+        << FilterKindName(other.kind) << " " << other_measured;
+    EXPECT_EQ(best.kind == FilterKind::kCuckoo, bits >= crossover);
   }
-}
-
-// Both of this library's kinds, no CPU cap: what AllocateLevelBits uses.
-LevelCostModel OwnKindsModelForTests() {
-  LevelCostModel model;
-  model.kinds.push_back(OwnKindModel(LevelFilterKind::kBlockedBloom, {}));
-  model.kinds.push_back(OwnKindModel(LevelFilterKind::kCuckoo, {}));
-  return model;
 }
 
 // The same, over explicit loads: sum of share_i * bits_i, and the sum of
@@ -249,8 +246,7 @@ double WastedReads(const LevelAllocation& allocation,
 LevelAllocation MustAllocateTree(double bits,
                                  const std::vector<LevelLoad>& loads) {
   LevelAllocation allocation;
-  const Status s =
-      AllocateTree(OwnKindsModelForTests(), bits, loads, &allocation);
+  const Status s = AllocateTree(OwnKindsModel(), bits, loads, &allocation);
   EXPECT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(allocation.levels.size(), loads.size());
   return allocation;
@@ -323,17 +319,16 @@ TEST(LevelAllocation, ALevelNoProbeReachesGetsTheSmallestFilter) {
 
 TEST(LevelAllocation, TreeWithoutEntriesOrProbesIsInvalidArgument) {
   LevelAllocation allocation;
+  EXPECT_TRUE(AllocateTree(OwnKindsModel(), 10, {}, &allocation).code() ==
+              StatusCode::kInvalidArgument);
   EXPECT_TRUE(
-      AllocateTree(OwnKindsModelForTests(), 10, {}, &allocation).code() ==
-      StatusCode::kInvalidArgument);
-  EXPECT_TRUE(AllocateTree(OwnKindsModelForTests(), 10, {{0, 1, 1}, {0, 1, 1}},
+      AllocateTree(OwnKindsModel(), 10, {{0, 1, 1}, {0, 1, 1}}, &allocation)
+          .code() == StatusCode::kInvalidArgument);
+  EXPECT_TRUE(
+      AllocateTree(OwnKindsModel(), 10, {{0.9, 0, 1}, {0.1, 0, 1}}, &allocation)
+          .code() == StatusCode::kInvalidArgument);
+  EXPECT_TRUE(AllocateTree(OwnKindsModel(), 10, {{0.9, -1, 1}, {0.1, 1, 1}},
                            &allocation)
-                  .code() == StatusCode::kInvalidArgument);
-  EXPECT_TRUE(AllocateTree(OwnKindsModelForTests(), 10,
-                           {{0.9, 0, 1}, {0.1, 0, 1}}, &allocation)
-                  .code() == StatusCode::kInvalidArgument);
-  EXPECT_TRUE(AllocateTree(OwnKindsModelForTests(), 10,
-                           {{0.9, -1, 1}, {0.1, 1, 1}}, &allocation)
                   .code() == StatusCode::kInvalidArgument);
 }
 

@@ -37,9 +37,9 @@ const char* const kPolicies[] = {
 // RocksDB's kinds): FastLocalBloom or Ribbon, or, for no keys, RocksDB's
 // empty block.
 bool IsRocksdbKind(std::string_view bytes) {
-  const BuiltinKind kind = ReadBuiltinFormat(bytes).kind;
-  return kind == BuiltinKind::kFastLocalBloom ||
-         kind == BuiltinKind::kRibbon128 || kind == BuiltinKind::kEmpty;
+  const FilterKind kind = ReadBuiltinFormat(bytes).kind;
+  return kind == FilterKind::kFastLocalBloom ||
+         kind == FilterKind::kRibbon128 || kind == FilterKind::kEmpty;
 }
 
 const size_t kSizes[] = {0, 1, 2, 3, 5, 64, 1000, 4097, 100000};

@@ -21,6 +21,7 @@
 #include "rocksdb_test_support.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
+#include "sstfilter/filter_view.h"
 #include "sstfilter/format.h"
 #include "sstfilter/hash.h"
 
@@ -366,6 +367,42 @@ TEST_P(FilterBitsTest, OptimizeFiltersForMemoryOffWritesTheTargetSize) {
     const rdb::Slice bytes = builder->Finish(&owner);
     EXPECT_EQ(bytes.ToString(), TargetSizeFilter(keys, bytes));
   }
+}
+
+// Random keys of every length XXH3 treats apart (0, 1-3, 4-8, 9-16,
+// 17-128, 129-240 and longer).
+std::vector<std::string> KeysOfEveryHashedLength(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> keys;
+  for (size_t length = 0; length <= 1100; ++length) {
+    std::string key(length, '\0');
+    for (char& c : key) c = static_cast<char>(rng());
+    keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
+// The plugin hashes every key with sstfilter::HashKey, as this build
+// compiled the plugin (in a RocksDB built with the plugin folder, as
+// RocksDB's build did): its builder writes filter/'s filter of the keys'
+// HashKey, byte for byte, and its reader answers every key, present or
+// absent, as the filter's view answers that key's HashKey.
+TEST_P(FilterBitsTest, BuilderAndReaderHashKeysWithHashKey) {
+  const auto keys = KeysOfEveryHashedLength(34);
+  auto builder = OurBuilder(false);
+  for (const auto& key : keys) builder->AddKey(key);
+  std::unique_ptr<const char[]> owner;
+  const rdb::Slice bytes = builder->Finish(&owner);
+  EXPECT_EQ(bytes.ToString(), TargetSizeFilter(keys, bytes));
+  FilterView view;
+  ASSERT_TRUE(FilterView::Parse(bytes.ToStringView(), &view).ok());
+  auto reader = Reader(bytes);
+  size_t differ = 0;
+  for (const auto& key : keys) differ += !reader->MayMatch(key);
+  for (const auto& key : KeysOfEveryHashedLength(35)) {
+    differ += reader->MayMatch(key) != view.MayContain(HashKey(key));
+  }
+  EXPECT_EQ(differ, 0u);
 }
 
 // optimize_filters_for_memory on: the filter takes the usable space of its

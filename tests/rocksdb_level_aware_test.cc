@@ -18,8 +18,10 @@
 #include <thread>
 #include <vector>
 
+#include "level_allocation_support.h"
 #include "level_aware_state.h"
 #include "level_cost_model.h"
+#include "policies.h"
 #include "rocksdb/table.h"
 #include "rocksdb_test_support.h"
 #include "sstfilter/block_classifier.h"
@@ -35,7 +37,7 @@ constexpr size_t kKeys = 50000;
 
 // What a built filter is: its kind, fingerprint width and bits/key.
 struct Written {
-  LevelFilterKind kind{};
+  FilterKind kind{};
   uint32_t fingerprint_bits = 0;
   double bits_per_key = 0;
 };
@@ -75,21 +77,15 @@ Written Build(const rdb::FilterPolicy& policy, const Context& c) {
       BuildFilter(policy, Keys("k", kKeys), ContextOf(c, table));
   const std::string_view bytes = filter.bytes.ToStringView();
   Written w;
-  FilterKind ours;
   uint8_t version;
-  if (PeekFormat(bytes, &ours, &version).ok()) {
-    w.kind = ours == FilterKind::kCuckoo ? LevelFilterKind::kCuckoo
-                                         : LevelFilterKind::kBlockedBloom;
-  } else {
+  if (!PeekFormat(bytes, &w.kind, &version).ok()) {
     // RocksDB's own builder wrote it.
-    const BuiltinKind kind = ReadBuiltinFormat(bytes).kind;
-    EXPECT_TRUE(kind == BuiltinKind::kFastLocalBloom ||
-                kind == BuiltinKind::kRibbon128)
+    w.kind = ReadBuiltinFormat(bytes).kind;
+    EXPECT_TRUE(w.kind == FilterKind::kFastLocalBloom ||
+                w.kind == FilterKind::kRibbon128)
         << "neither ours nor FastLocalBloom nor Ribbon";
-    w.kind = kind == BuiltinKind::kRibbon128 ? LevelFilterKind::kRibbon
-                                             : LevelFilterKind::kFastLocalBloom;
   }
-  if (w.kind == LevelFilterKind::kCuckoo) {
+  if (w.kind == FilterKind::kCuckoo) {
     CuckooView view;
     EXPECT_TRUE(CuckooView::Parse(bytes, &view).ok());
     w.fingerprint_bits = view.fingerprint_bits();
@@ -119,13 +115,12 @@ rdb::FilterBuildingContext TreeContext(const rdb::BlockBasedTableOptions& table,
 // and a cuckoo build's possible 1% retry).
 void ExpectBuilt(const Written& w, const FilterChoice& choice,
                  const std::string& what) {
-  EXPECT_EQ(LevelFilterKindName(w.kind),
-            std::string(LevelFilterKindName(choice.kind)))
+  EXPECT_EQ(FilterKindName(w.kind), std::string(FilterKindName(choice.kind)))
       << what;
   EXPECT_EQ(w.fingerprint_bits, choice.fingerprint_bits) << what;
   // Ribbon's overhead depends a little on the number of keys (the model's
   // curve is sampled at 2^20).
-  const double slack = choice.kind == LevelFilterKind::kRibbon ? 0.03 : 0.015;
+  const double slack = choice.kind == FilterKind::kRibbon128 ? 0.03 : 0.015;
   EXPECT_NEAR(w.bits_per_key, choice.bits_per_key,
               slack * choice.bits_per_key + 0.05)
       << what;
@@ -365,10 +360,9 @@ TEST_P(EachChoice, EveryLevelsFilterReadsBackWithNoFalseNegative) {
     rdb::BlockBasedTableOptions table;
     const BuiltFilter filter =
         BuildFilter(*policy, keys, TreeContext(table, level, 7));
-    const BuiltinKind kind =
-        ReadBuiltinFormat(filter.bytes.ToStringView()).kind;
+    const FilterKind kind = ReadBuiltinFormat(filter.bytes.ToStringView()).kind;
     const bool builtin =
-        kind == BuiltinKind::kFastLocalBloom || kind == BuiltinKind::kRibbon128;
+        kind == FilterKind::kFastLocalBloom || kind == FilterKind::kRibbon128;
     if (GetParam() == LevelAwareChoice::kPortable) {
       EXPECT_TRUE(builtin) << "L" << level << ": not one of RocksDB's formats";
     }
@@ -398,9 +392,9 @@ double SumOfFprs(const std::vector<FilterChoice>& levels) {
 }
 
 // Every level at `bits` of `kind` (RocksDB's ribbonfilter: Bloom at L0).
-std::vector<FilterChoice> Uniform(LevelFilterKind kind, double bits,
-                                  uint32_t levels, bool bloom_at_top) {
-  auto at = [&](LevelFilterKind k) {
+std::vector<FilterChoice> Uniform(FilterKind kind, double bits, uint32_t levels,
+                                  bool bloom_at_top) {
+  auto at = [&](FilterKind k) {
     FilterChoice best;
     for (const FilterChoice& c : rocksdb_plugin::RocksdbKindPoints(k)) {
       if (c.bits_per_key <= bits + 1e-9) best = c;
@@ -408,16 +402,15 @@ std::vector<FilterChoice> Uniform(LevelFilterKind kind, double bits,
     return best;
   };
   std::vector<FilterChoice> v(levels, at(kind));
-  if (bloom_at_top) v.back() = at(LevelFilterKind::kFastLocalBloom);
+  if (bloom_at_top) v.back() = at(FilterKind::kFastLocalBloom);
   return v;
 }
 
 TEST(LevelAwareCostModel, EachChoiceBeatsItsReferenceWithinItsCpuCap) {
   for (uint32_t levels : {4u, 5u, 6u}) {
     SCOPED_TRACE(std::to_string(levels) + " levels");
-    const auto bloom =
-        Uniform(LevelFilterKind::kFastLocalBloom, 10, levels, false);
-    const auto ribbon = Uniform(LevelFilterKind::kRibbon, 10, levels, true);
+    const auto bloom = Uniform(FilterKind::kFastLocalBloom, 10, levels, false);
+    const auto ribbon = Uniform(FilterKind::kRibbon128, 10, levels, true);
     const LevelAllocation best = Allocation(10, 10, levels);
     const LevelAllocation lean =
         Allocation(10, 10, levels, LevelAwareChoice::kCpuLean);
@@ -438,11 +431,11 @@ TEST(LevelAwareCostModel, EachChoiceBeatsItsReferenceWithinItsCpuCap) {
       for (uint32_t i = 0; i < levels; ++i) {
         memory += LevelShare(10, levels, i) * a.levels[i].bits_per_key;
         if (choice == LevelAwareChoice::kCpuLean) {
-          EXPECT_NE(a.levels[i].kind, LevelFilterKind::kRibbon);
+          EXPECT_NE(a.levels[i].kind, FilterKind::kRibbon128);
         }
         if (choice == LevelAwareChoice::kPortable) {
-          EXPECT_TRUE(a.levels[i].kind == LevelFilterKind::kRibbon ||
-                      a.levels[i].kind == LevelFilterKind::kFastLocalBloom);
+          EXPECT_TRUE(a.levels[i].kind == FilterKind::kRibbon128 ||
+                      a.levels[i].kind == FilterKind::kFastLocalBloom);
         }
       }
       EXPECT_LE(memory, 10 * 1.0001) << LevelAwareChoiceName(choice);
@@ -464,14 +457,14 @@ TEST(LevelAwareCostModel, EachChoiceBeatsItsReferenceWithinItsCpuCap) {
 TEST(LevelAwareCostModel, RocksdbCurvesAgreeWithMeasuredFpr) {
   const std::vector<std::string> keys = Keys("k", 100000);
   const std::vector<std::string> absent = Keys("absent", 400000);
-  for (LevelFilterKind kind :
-       {LevelFilterKind::kFastLocalBloom, LevelFilterKind::kRibbon}) {
+  for (FilterKind kind :
+       {FilterKind::kFastLocalBloom, FilterKind::kRibbon128}) {
     for (double bits : {6.0, 10.0, 14.0}) {
       FilterChoice c;
       for (const FilterChoice& p : rocksdb_plugin::RocksdbKindPoints(kind)) {
         if (p.bits_per_key <= bits) c = p;
       }
-      SCOPED_TRACE(std::string(LevelFilterKindName(kind)) + " at " +
+      SCOPED_TRACE(std::string(FilterKindName(kind)) + " at " +
                    std::to_string(c.bits_per_key) + " bits/key");
       const auto policy = rocksdb_plugin::RocksdbPolicyFor(c);
       const BuiltFilter filter = BuildFilter(*policy, keys);

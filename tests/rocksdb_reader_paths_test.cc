@@ -2,7 +2,7 @@
 // probes of sstfilter/detail/). Each must answer every key exactly as the
 // filter's own view does, for both format versions; a reader is made for
 // each path (NewBitsReaderOnPath). The readers and builders hash keys with
-// the plugin's inline hash, which must be sstfilter::HashKey; a reader
+// HashKey's inline body (sstfilter/detail/key_hash.h); a reader
 // given a ProbeSampler reports one probe in 256 to it and answers as
 // without.
 #include <gtest/gtest.h>
@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "filter_bits.h"
-#include "key_hash.h"
 #include "probe_sampler.h"
 #include "rocksdb_test_support.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
+#include "sstfilter/detail/key_hash.h"
 #include "sstfilter/filter_view.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/simd.h"
@@ -145,7 +145,7 @@ TEST(KeyHashTest, PluginInlineHashIsHashKey) {
     for (int copy = 0; copy < 8; ++copy) {
       std::string key(length, '\0');
       for (char& c : key) c = static_cast<char>(rng());
-      differ += rocksdb_plugin::HashKeyInline(key) != HashKey(key);
+      differ += detail::HashKeyInline(key) != HashKey(key);
     }
   }
   EXPECT_EQ(differ, 0u);

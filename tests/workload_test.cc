@@ -16,7 +16,7 @@
 namespace sstfilter {
 namespace {
 
-using Levels = std::array<bool, LevelWorkload::kMaxLevels>;
+using Levels = std::array<bool, kMaxLevels>;
 
 Levels LevelsOf(std::initializer_list<int> levels) {
   Levels in{};
@@ -41,7 +41,7 @@ TEST(LevelWorkload, LearnsAbsentProbesPerSampledEntry) {
   Record(w, 0, 400, 0);
   Record(w, 3, 100, 300);
   ASSERT_TRUE(w.MaybeRefresh());
-  std::array<double, LevelWorkload::kMaxLevels> density;
+  std::array<double, kMaxLevels> density;
   ASSERT_TRUE(w.Densities(LevelsOf({0, 3}), &density));
   EXPECT_NEAR(density[0], 400.0 / 1000, 1e-9);
   EXPECT_NEAR(density[3], 100.0 / 100000, 1e-9);
@@ -58,7 +58,7 @@ TEST(LevelWorkload, AnswerNoCountsThePassedAbsentKeysToo) {
 
 TEST(LevelWorkload, NothingLearnedUntilEveryLevelAskedHasSamples) {
   LevelWorkload w;
-  std::array<double, LevelWorkload::kMaxLevels> density;
+  std::array<double, kMaxLevels> density;
   EXPECT_FALSE(w.Densities(LevelsOf({0}), &density));
   w.AddSampledEntries(1, 0, 0, 1000);
   Record(w, 1, LevelWorkload::kRefreshSamples - 1, 0);
@@ -80,7 +80,7 @@ TEST(LevelWorkload, EachRefreshKeepsHalfTheOldDensity) {
   // holds while too few samples say so, then halves with each refresh
   // that folds in what there is.
   w.AddSampledEntries(1, 0, 0, 1000);
-  std::array<double, LevelWorkload::kMaxLevels> density;
+  std::array<double, kMaxLevels> density;
   const double first = LevelWorkload::kRefreshSamples / 1000.0;
   for (uint32_t refresh = 1; refresh <= 2 * LevelWorkload::kMaxHeldPeriods;
        ++refresh) {
@@ -118,7 +118,7 @@ TEST(LevelWorkload, ALevelIsLearnedFromEnoughSamplesNeverFromNone) {
   Record(w, 1, LevelWorkload::kRefreshSamples - half, 0);
   ASSERT_TRUE(w.MaybeRefresh());
   ASSERT_TRUE(w.LearnedLevels()[3]);
-  std::array<double, LevelWorkload::kMaxLevels> density;
+  std::array<double, kMaxLevels> density;
   ASSERT_TRUE(w.Densities(LevelsOf({1, 3}), &density));
   EXPECT_NEAR(density[3], 2.0 * half / (4 + 1000 + 1000), 1e-12);
 }
@@ -130,7 +130,7 @@ TEST(LevelWorkload, ForgetDropsWhatWasLearned) {
   ASSERT_TRUE(w.MaybeRefresh());
   const uint64_t version = w.version();
   w.Forget();
-  std::array<double, LevelWorkload::kMaxLevels> density;
+  std::array<double, kMaxLevels> density;
   EXPECT_FALSE(w.Densities(LevelsOf({0}), &density));
   EXPECT_NE(w.version(), version);
   EXPECT_FALSE(w.MaybeRefresh());
@@ -145,7 +145,7 @@ TEST(LevelWorkload, RecordsFromManyThreadsAllCount) {
   }
   for (auto& t : threads) t.join();
   ASSERT_TRUE(w.MaybeRefresh());
-  std::array<double, LevelWorkload::kMaxLevels> density;
+  std::array<double, kMaxLevels> density;
   ASSERT_TRUE(w.Densities(LevelsOf({4}), &density));
   EXPECT_NEAR(density[4], 4000.0 / 4000, 1e-9);
 }
@@ -221,7 +221,7 @@ TEST(LevelWorkload, SampledEntriesComeBackExactlyWhenReadersGo) {
   w.AddSampledEntries(1, 0, 0, 10);
   Record(w, 1, LevelWorkload::kRefreshSamples, 0);  // all in bucket 0
   ASSERT_TRUE(w.MaybeRefresh());
-  std::array<double, LevelWorkload::kMaxLevels> density;
+  std::array<double, kMaxLevels> density;
   ASSERT_TRUE(w.Densities(LevelsOf({1}), &density));
   EXPECT_NEAR(density[1], LevelWorkload::kRefreshSamples / 10.0, 1e-9);
 }

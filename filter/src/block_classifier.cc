@@ -16,7 +16,7 @@ constexpr size_t kRibbonSegmentBytes = 16;
 
 BuiltinFormat Malformed(std::string why) {
   BuiltinFormat f;
-  f.kind = BuiltinKind::kMalformed;
+  f.kind = FilterKind::kUnknown;
   f.error = std::move(why);
   return f;
 }
@@ -42,7 +42,7 @@ BuiltinFormat ReadNewBloom(const char* meta, size_t len) {
     return Malformed("FastLocalBloom data of " + std::to_string(len) +
                      " bytes is not whole 64-byte blocks");
   }
-  f.kind = BuiltinKind::kFastLocalBloom;
+  f.kind = FilterKind::kFastLocalBloom;
   f.num_lines = len / kBuiltinCacheLineBytes;
   return f;
 }
@@ -62,7 +62,7 @@ BuiltinFormat ReadRibbon(const char* meta, size_t len) {
                      " bytes is not whole 16-byte segments, at least one "
                      "per block, over at least 2 blocks");
   }
-  f.kind = BuiltinKind::kRibbon128;
+  f.kind = FilterKind::kRibbon128;
   return f;
 }
 
@@ -82,7 +82,7 @@ BuiltinFormat ReadLegacyBloom(const char* meta, size_t len) {
                      " bytes are not " + std::to_string(f.num_lines) +
                      " power-of-two lines");
   }
-  f.kind = BuiltinKind::kLegacyBloom;
+  f.kind = FilterKind::kLegacyBloom;
   return f;
 }
 
@@ -102,14 +102,14 @@ bool FamilyNamed(std::string_view compatibility_name, BlockFamily* family) {
 BuiltinFormat ReadBuiltinFormat(std::string_view bytes) {
   BuiltinFormat f;
   if (bytes.size() <= kRocksdbFilterMetadataBytes) {
-    f.kind = BuiltinKind::kEmpty;
+    f.kind = FilterKind::kEmpty;
     return f;
   }
   const size_t len = bytes.size() - kRocksdbFilterMetadataBytes;
   const char* meta = bytes.data() + len;
   const int8_t marker = static_cast<int8_t>(meta[0]);
   if (marker == 0) {
-    f.kind = BuiltinKind::kAlwaysTrue;
+    f.kind = FilterKind::kAlwaysTrue;
     return f;
   }
   if (marker == -1) return ReadNewBloom(meta, len);
@@ -133,24 +133,26 @@ BlockClass ClassifyBlock(std::string_view bytes, BlockFamily family) {
   }
   block.rocksdb = ReadBuiltinFormat(bytes);
   switch (block.rocksdb.kind) {
-    case BuiltinKind::kLegacyBloom:
-    case BuiltinKind::kFastLocalBloom:
-    case BuiltinKind::kRibbon128:
+    case FilterKind::kLegacyBloom:
+    case FilterKind::kFastLocalBloom:
+    case FilterKind::kRibbon128:
       block.owner = BlockOwner::kRocksdb;
       block.why = Status::Ok();
       break;
-    case BuiltinKind::kEmpty:
+    case FilterKind::kEmpty:
       block.why = Status::Corruption(
           "a RocksDB filter of no keys (5 bytes or less), or a truncated "
           "block of ours");
       break;
-    case BuiltinKind::kAlwaysTrue:
+    case FilterKind::kAlwaysTrue:
       block.why = Status::Corruption(
           "a RocksDB filter of zero probes, or a block of ours without its "
           "tag");
       break;
-    case BuiltinKind::kNone:
-    case BuiltinKind::kMalformed:
+    case FilterKind::kNone:
+    case FilterKind::kBlockedBloom:
+    case FilterKind::kCuckoo:
+    case FilterKind::kUnknown:
       block.why = Status::NotSupported(
           "not a RocksDB filter this build knows: " + block.rocksdb.error);
       break;

@@ -23,7 +23,7 @@ Status ParseKind(
       return ParseAs<BlockedBloomView>(bytes, tags, out);
     case FilterKind::kCuckoo:
       return ParseAs<CuckooView>(bytes, tags, out);
-    case FilterKind::kNone:
+    default:  // no kind of ours
       break;
   }
   return Status::NotSupported("unknown filter kind " +

@@ -20,8 +20,20 @@ const char* FilterKindName(FilterKind kind) {
       return "BlockedBloom";
     case FilterKind::kCuckoo:
       return "Cuckoo";
+    case FilterKind::kFastLocalBloom:
+      return "FastLocalBloom";
+    case FilterKind::kRibbon128:
+      return "Ribbon128";
+    case FilterKind::kLegacyBloom:
+      return "LegacyBloom";
+    case FilterKind::kAlwaysTrue:
+      return "AlwaysTrue";
+    case FilterKind::kEmpty:
+      return "Empty";
     case FilterKind::kNone:
       return "none";
+    case FilterKind::kUnknown:
+      break;
   }
   return "unknown";
 }

@@ -192,7 +192,7 @@ class Allocator {
     return Allocate(high, mu);
   }
 
-  const PreparedKind* Find(LevelFilterKind kind) const {
+  const PreparedKind* Find(FilterKind kind) const {
     for (const PreparedKind& k : kinds_) {
       if (k.model->kind == kind) return &k;
     }
@@ -283,9 +283,9 @@ class Allocator {
     const double cap = std::max(model_.max_build_ns, r->build_ns);
     bool moved = false;
     // Each round makes the best move that gains more than a millionth; the
-    // bound is far above the moves any tree of up to 64 levels needs (the
-    // Lagrangian leaves each level a step or two from its optimum), so that
-    // the loop ends even if gains cycle through rounding.
+    // bound is far above the moves any allocation of up to kMaxJointLevels
+    // levels needs (the Lagrangian leaves each level a step or two from its
+    // optimum), so that the loop ends even if gains cycle through rounding.
     for (int round = 0; round < 200; ++round) {
       double sum = 0;
       for (size_t i = 0; i < n; ++i) sum += absent_[i] * r->levels[i].fpr;
@@ -386,23 +386,12 @@ Status CheckArguments(double average_bits_per_key, double size_ratio,
     return Status::InvalidArgument("size ratio must be in 2..100, not " +
                                    std::to_string(size_ratio));
   }
-  if (num_levels < 1 || num_levels > Limits::kMaxLevels) {
-    return Status::InvalidArgument("number of levels must be in 1..64, not " +
-                                   std::to_string(num_levels));
+  if (num_levels < 1 || num_levels > Limits::kMaxJointLevels) {
+    return Status::InvalidArgument("number of levels must be in 1.." +
+                                   std::to_string(Limits::kMaxJointLevels) +
+                                   ", not " + std::to_string(num_levels));
   }
   return Status::Ok();
-}
-
-// This library's two kinds, prepared once. Their build costs do not
-// matter here: AllocateLevelBits has no CPU cap.
-const LevelCostModel& OwnKindsModel() {
-  static const LevelCostModel model = [] {
-    LevelCostModel m;
-    m.kinds.push_back(OwnKindModel(LevelFilterKind::kBlockedBloom, {}));
-    m.kinds.push_back(OwnKindModel(LevelFilterKind::kCuckoo, {}));
-    return m;
-  }();
-  return model;
 }
 
 }  // namespace
@@ -486,12 +475,6 @@ Status AllocateLevels(const LevelCostModel& model, double average_bits_per_key,
   if (!s.ok()) return s;
   return AllocateTree(model, average_bits_per_key,
                       TShapedLoads(size_ratio, num_levels, 0), out);
-}
-
-Status AllocateLevelBits(double average_bits_per_key, double size_ratio,
-                         uint32_t num_levels, LevelAllocation* out) {
-  return AllocateLevels(OwnKindsModel(), average_bits_per_key, size_ratio,
-                        num_levels, out);
 }
 
 }  // namespace sstfilter

@@ -33,27 +33,13 @@ double CuckooFpr(uint32_t fingerprint_bits) {
 }
 
 FilterChoice BlockedBloomWithin(double bits_per_key) {
-  return {LevelFilterKind::kBlockedBloom, bits_per_key, 0,
+  return {FilterKind::kBlockedBloom, bits_per_key, 0,
           BlockedBloomFpr(bits_per_key)};
 }
 
 }  // namespace
 
-const char* LevelFilterKindName(LevelFilterKind kind) {
-  switch (kind) {
-    case LevelFilterKind::kBlockedBloom:
-      return "BlockedBloom";
-    case LevelFilterKind::kCuckoo:
-      return "Cuckoo";
-    case LevelFilterKind::kFastLocalBloom:
-      return "FastLocalBloom";
-    case LevelFilterKind::kRibbon:
-      return "Ribbon";
-  }
-  return "unknown";
-}
-
-const std::vector<FilterChoice>& OwnKindPoints(LevelFilterKind kind) {
+const std::vector<FilterChoice>& OwnKindPoints(FilterKind kind) {
   // Computed once: every policy object's allocations use them.
   static const std::vector<FilterChoice> bloom = [] {
     std::vector<FilterChoice> points;
@@ -67,53 +53,26 @@ const std::vector<FilterChoice>& OwnKindPoints(LevelFilterKind kind) {
     std::vector<FilterChoice> points;
     for (uint32_t f = CuckooLimits::kMinFingerprintBits;
          f <= CuckooLimits::kMaxFingerprintBits; ++f) {
-      points.push_back({LevelFilterKind::kCuckoo, StaticCuckooBitsPerKey(f), f,
-                        CuckooFpr(f)});
+      points.push_back(
+          {FilterKind::kCuckoo, StaticCuckooBitsPerKey(f), f, CuckooFpr(f)});
     }
     return points;
   }();
   static const std::vector<FilterChoice> none;
-  return kind == LevelFilterKind::kBlockedBloom ? bloom
-         : kind == LevelFilterKind::kCuckoo     ? cuckoo
-                                                : none;
+  return kind == FilterKind::kBlockedBloom ? bloom
+         : kind == FilterKind::kCuckoo     ? cuckoo
+                                           : none;
 }
 
-KindModel OwnKindModel(LevelFilterKind kind, BuildCost build) {
+KindModel OwnKindModel(FilterKind kind, BuildCost build) {
   KindModel model{kind, OwnKindPoints(kind), build, {}};
-  if (kind == LevelFilterKind::kBlockedBloom) {
+  if (kind == FilterKind::kBlockedBloom) {
     model.within = [](double bits_per_key) {
       return BlockedBloomWithin(
           std::max(bits_per_key, LevelAllocation::kMinBitsPerKey));
     };
   }
   return model;
-}
-
-FilterChoice BestFilterFor(double bits_per_key) {
-  if (!(bits_per_key >= LevelAllocation::kMinBitsPerKey)) {
-    bits_per_key = LevelAllocation::kMinBitsPerKey;  // also catches NaN
-  }
-  FilterChoice best = BlockedBloomWithin(bits_per_key);
-  // Only the widest fingerprint that fits can win.
-  const uint32_t f = StaticCuckooFingerprintBits(bits_per_key);
-  if (f != 0) {
-    const double fpr = CuckooFpr(f);
-    if (fpr < best.fpr) {
-      best = {LevelFilterKind::kCuckoo, StaticCuckooBitsPerKey(f), f, fpr};
-    }
-  }
-  return best;
-}
-
-double CuckooCrossoverBitsPerKey() {
-  static const double crossover = [] {
-    for (double b = LevelAllocation::kMinBitsPerKey; b <= kGridMaxBitsPerKey;
-         b += kGridStep) {
-      if (BestFilterFor(b).kind == LevelFilterKind::kCuckoo) return b;
-    }
-    return kGridMaxBitsPerKey;
-  }();
-  return crossover;
 }
 
 double LevelAllocation::MaxBitsPerKey(double average_bits_per_key) {
@@ -133,21 +92,6 @@ double LevelBuildWeight(double size_ratio, uint32_t num_levels,
                         uint32_t level) {
   if (num_levels >= 2 && level + 1 == num_levels) return 1;  // L0: flushes
   return num_levels == 1 ? 1 : (size_ratio + 1) / 2;
-}
-
-double TreeBuildNs(const LevelCostModel& model,
-                   const std::vector<FilterChoice>& levels, double size_ratio) {
-  const uint32_t n = static_cast<uint32_t>(levels.size());
-  double ns = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    for (const KindModel& kind : model.kinds) {
-      if (kind.kind != levels[i].kind) continue;
-      ns += LevelBuildWeight(size_ratio, n, i) *
-            kind.build.Ns(levels[i].bits_per_key);
-      break;
-    }
-  }
-  return ns;
 }
 
 std::vector<double> ModelAbsentProbes(

@@ -147,8 +147,7 @@ bool LevelWorkload::Densities(
   return true;
 }
 
-std::array<bool, LevelWorkload::kMaxLevels> LevelWorkload::LearnedLevels()
-    const {
+std::array<bool, kMaxLevels> LevelWorkload::LearnedLevels() const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (refreshes_ == 0) return {};
   return learned_;

@@ -19,10 +19,10 @@
 
 #include "cache_charge.h"
 #include "filter_bits.h"
-#include "key_hash.h"
 #include "rocksdb/env.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
+#include "sstfilter/detail/key_hash.h"
 #include "sstfilter/filter_view.h"
 #include "sstfilter/usable_space.h"
 
@@ -109,7 +109,7 @@ class Builder : public BitsBuilder {
   void AddKey(const Slice& key) override {
     // Keys arrive sorted, so equal keys (and, before RocksDB 9.6, a prefix
     // repeated by consecutive keys) are adjacent.
-    const uint64_t hash = HashKeyInline(ToView(key));
+    const uint64_t hash = detail::HashKeyInline(ToView(key));
     if (hash != hashes_.last()) AddHash(hash);
   }
 
@@ -117,8 +117,8 @@ class Builder : public BitsBuilder {
   // filter_policy.cc). The alt goes first, so that the last entry added is
   // the key whenever the key is new.
   void AddKeyAndAlt(const Slice& key, const Slice& alt) override {
-    const uint64_t key_hash = HashKeyInline(ToView(key));
-    const uint64_t alt_hash = HashKeyInline(ToView(alt));
+    const uint64_t key_hash = detail::HashKeyInline(ToView(key));
+    const uint64_t alt_hash = detail::HashKeyInline(ToView(alt));
     const std::optional<uint64_t> last = hashes_.last();
     const std::optional<uint64_t> previous_alt = previous_alt_hash_;
     if (alt_hash != previous_alt && alt_hash != key_hash && alt_hash != last) {

@@ -95,11 +95,11 @@ struct LevelAwareAllocator::Tree {
                  bool at_least_two) {
     Tree tree;
     int bottom = 0;
-    for (int level = kMaxTreeLevels - 1; level >= 1 && bottom == 0; --level) {
+    for (int level = kMaxLevels - 1; level >= 1 && bottom == 0; --level) {
       if (totals[level].entries > 0) bottom = level;
     }
     const bool dynamic = bottom > 0 && bottom == num_levels - 1;
-    for (int level = kMaxTreeLevels - 1; level >= 1; --level) {
+    for (int level = kMaxLevels - 1; level >= 1; --level) {
       if (totals[level].entries <= 0) continue;
       tree.levels.push_back(level);
       const double entries = static_cast<double>(totals[level].entries);
@@ -136,15 +136,15 @@ struct LevelAwareAllocator::Tree {
   // above it, or else below, if it holds under kSmallLevelShare of the
   // entries; false if a larger one is not learned (then the model serves).
   bool LearnedProbes(const LevelWorkload& workload) {
-    const std::array<bool, kMaxTreeLevels> learned_levels =
+    const std::array<bool, kMaxLevels> learned_levels =
         workload.LearnedLevels();
-    std::array<bool, kMaxTreeLevels> ask{};
+    std::array<bool, kMaxLevels> ask{};
     bool any = false;
     for (int level : levels) {
       ask[level] = learned_levels[level];
       any = any || learned_levels[level];
     }
-    std::array<double, kMaxTreeLevels> density;
+    std::array<double, kMaxLevels> density;
     if (!any || !workload.Densities(ask, &density)) return false;
     const size_t n = levels.size();
     probes.assign(n, 0);
@@ -215,7 +215,7 @@ const FilterChoice& LevelAwareAllocator::Uniform() const {
   return uniform_;
 }
 
-const KindModel* LevelAwareAllocator::KindOf(LevelFilterKind kind) const {
+const KindModel* LevelAwareAllocator::KindOf(FilterKind kind) const {
   for (const KindModel& k : OneLevelModel().kinds) {
     if (k.kind == kind) return &k;
   }
@@ -246,7 +246,7 @@ FilterChoice LevelAwareAllocator::ModelChoice(int level, int num_levels,
                                               bool bottommost) const {
   int bottom = num_levels > 1 ? num_levels - 1 : 1;
   if (bottommost && level > 0) bottom = level;
-  bottom = std::clamp(std::max(bottom, level), 1, kMaxTreeLevels - 1);
+  bottom = std::clamp(std::max(bottom, level), 1, kMaxLevels - 1);
   const uint32_t n = static_cast<uint32_t>(bottom + 1);
   std::lock_guard<std::mutex> lock(model_mutex_);
   LevelAllocation& allocation = model_allocations_[n];

@@ -48,7 +48,7 @@ class LevelAwareAllocator {
   // The filter of a one-level tree: tables of no level.
   const FilterChoice& Uniform() const;
   // The choice's model of `kind` for a table (its curve), or null.
-  const KindModel* KindOf(LevelFilterKind kind) const;
+  const KindModel* KindOf(FilterKind kind) const;
 
   // Without the listener: the model over levels T apart, from L1 to the
   // bottom of the context (the table's own level if it is bottommost, else
@@ -78,7 +78,7 @@ class LevelAwareAllocator {
   // The model's allocations without the listener, by number of levels.
   mutable std::mutex model_mutex_;
   mutable std::vector<LevelAllocation> model_allocations_ =
-      std::vector<LevelAllocation>(kMaxTreeLevels + 1);
+      std::vector<LevelAllocation>(kMaxLevels + 1);
   // Under a memory limit: the column families served, and their joint
   // allocation.
   mutable std::mutex limit_mutex_;

@@ -179,7 +179,7 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
     }
     int deepest = 0;
     const TreeTotals before = cf->Totals();
-    for (int level = 0; level < kMaxTreeLevels; ++level) {
+    for (int level = 0; level < kMaxLevels; ++level) {
       if (before[level].files > 0) deepest = level;
     }
     for (size_t i = 0; i < info.output_file_infos.size(); ++i) {

@@ -16,6 +16,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -204,9 +205,9 @@ class LevelAwarePolicy : public PolicyBase {
   }
 
  private:
-  static bool IsRocksdbKind(LevelFilterKind kind) {
-    return kind == LevelFilterKind::kFastLocalBloom ||
-           kind == LevelFilterKind::kRibbon;
+  static bool IsRocksdbKind(FilterKind kind) {
+    return kind == FilterKind::kFastLocalBloom ||
+           kind == FilterKind::kRibbon128;
   }
 
   // The table's level in a leveled tree (TableLevel, with a flush in L0),
@@ -217,9 +218,8 @@ class LevelAwarePolicy : public PolicyBase {
       return -1;
     }
     const int level = TableLevel(context);
-    return level == kUnknownTableLevel
-               ? -1
-               : std::clamp(level, 0, kMaxTreeLevels - 1);
+    return level == kUnknownTableLevel ? -1
+                                       : std::clamp(level, 0, kMaxLevels - 1);
   }
 
   // A builder of `choice` for a table of about `table_keys` keys (0:
@@ -233,17 +233,14 @@ class LevelAwarePolicy : public PolicyBase {
       return RocksdbBuilder(choice, context, table_keys);
     }
     BuilderConfig config = BaseConfig(context);
-    config.kind = choice.kind == LevelFilterKind::kCuckoo
-                      ? FilterKind::kCuckoo
-                      : FilterKind::kBlockedBloom;
+    config.kind = choice.kind;
     config.bits_per_key = choice.bits_per_key;
     config.fingerprint_bits = choice.fingerprint_bits;
     if (context.table_options.optimize_filters_for_memory) {
       // One FPR balance per level (and one for tables of no level): the
       // levels' filters have different targets, so FPR one level saves
       // must not pay for another's.
-      config.memory_balance =
-          &memory_balances_[level < 0 ? kMaxTreeLevels : level];
+      config.memory_balance = &memory_balances_[level < 0 ? kMaxLevels : level];
     }
     return NewBitsBuilder(config);
   }
@@ -260,7 +257,7 @@ class LevelAwarePolicy : public PolicyBase {
     FilterBitsBuilder* builder =
         RocksdbPolicyFor(choice)->GetBuilderWithContext(context);
     constexpr int64_t kFewestKeys = 1000;
-    if (choice.kind != LevelFilterKind::kRibbon || builder == nullptr ||
+    if (choice.kind != FilterKind::kRibbon128 || builder == nullptr ||
         table_keys < kFewestKeys || !(choice.bits_per_key > 0)) {
       return builder;
     }
@@ -331,7 +328,7 @@ class LevelAwarePolicy : public PolicyBase {
   // DB::Open (by logger and name: only so as not to say it twice).
   mutable std::mutex told_mutex_;
   mutable std::set<std::pair<const void*, std::string>> told_;
-  mutable std::array<FprBalance, kMaxTreeLevels + 1> memory_balances_;
+  mutable std::array<FprBalance, kMaxLevels + 1> memory_balances_;
 };
 
 // "hits=0.9", "learn=false" or "memory_limit=512M" after the positional
@@ -375,6 +372,24 @@ RocksStatus ParseNamedField(std::string_view field, Settings* settings) {
 }
 
 }  // namespace
+
+std::shared_ptr<const FilterPolicy> RocksdbPolicyFor(
+    const FilterChoice& choice) {
+  static std::mutex mutex;
+  static auto* policies = new std::map<std::pair<int, int64_t>,
+                                       std::shared_ptr<const FilterPolicy>>;
+  const std::pair<int, int64_t> key(static_cast<int>(choice.kind),
+                                    choice.rocksdb_millibits);
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& policy = (*policies)[key];
+  if (policy == nullptr) {
+    const double bits = static_cast<double>(choice.rocksdb_millibits) / 1000;
+    policy.reset(choice.kind == FilterKind::kRibbon128
+                     ? ROCKSDB_NAMESPACE::NewRibbonFilterPolicy(bits, -1)
+                     : ROCKSDB_NAMESPACE::NewBloomFilterPolicy(bits));
+  }
+  return policy;
+}
 
 RocksStatus NewLevelAware(const std::vector<std::string_view>& fields,
                           std::unique_ptr<const FilterPolicy>* policy) {

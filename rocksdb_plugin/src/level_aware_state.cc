@@ -5,12 +5,12 @@
 #include <list>
 
 #include "filter_bits.h"
-#include "key_hash.h"
+#include "sstfilter/hash.h"
 
 namespace sstfilter::rocksdb_plugin {
 namespace {
 
-int ClampLevel(int level) { return std::clamp(level, 0, kMaxTreeLevels - 1); }
+int ClampLevel(int level) { return std::clamp(level, 0, kMaxLevels - 1); }
 
 // The block index: fingerprint -> record, least recently used out first.
 // Sharded by fingerprint so that readers made on many threads at once (a
@@ -129,7 +129,7 @@ uint64_t TableFingerprint(std::string_view block) {
   std::memcpy(buf + 8, block.data(), head);
   const size_t tail = std::min(kEdge, block.size());
   std::memcpy(buf + 8 + head, block.data() + block.size() - tail, tail);
-  return HashKeyInline(std::string_view(buf, 8 + head + tail));
+  return HashKey(std::string_view(buf, 8 + head + tail));
 }
 
 void IndexBlock(uint64_t fingerprint,

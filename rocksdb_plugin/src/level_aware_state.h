@@ -51,9 +51,6 @@ namespace sstfilter::rocksdb_plugin {
 
 class ColumnFamilyState;
 
-// RocksDB's levels the policy tells apart (deeper ones share the last).
-inline constexpr int kMaxTreeLevels = LevelWorkload::kMaxLevels;
-
 // One table LevelAware built in this process, as its readers sample it.
 class TableRecord final : public ProbeSampler {
  public:
@@ -110,7 +107,7 @@ struct LevelTotals {
   int64_t filtered_entries = 0;
   int64_t filter_bytes = 0;
 };
-using TreeTotals = std::array<LevelTotals, kMaxTreeLevels>;
+using TreeTotals = std::array<LevelTotals, kMaxLevels>;
 
 // A file of the tree, as the listener reports it.
 struct TreeFile {
@@ -193,7 +190,7 @@ class ColumnFamilyState {
   // itself gave that level no filter (a memory limit).
   void SawBottomTable(int level, bool has_filter) {
     if (!has_filter && (no_filter_levels_.load(std::memory_order_relaxed) >>
-                        std::clamp(level, 0, kMaxTreeLevels - 1)) &
+                        std::clamp(level, 0, kMaxLevels - 1)) &
                            1) {
       return;
     }
@@ -201,8 +198,7 @@ class ColumnFamilyState {
   }
   // The policy builds no filter for `level`'s next tables (or builds one).
   void SetNoFilter(int level, bool none) {
-    const uint32_t bit = uint32_t{1}
-                         << std::clamp(level, 0, kMaxTreeLevels - 1);
+    const uint32_t bit = uint32_t{1} << std::clamp(level, 0, kMaxLevels - 1);
     if (none) {
       no_filter_levels_.fetch_or(bit, std::memory_order_relaxed);
     } else {

@@ -1,10 +1,9 @@
 #include "level_cost_model.h"
 
-#include <map>
-#include <mutex>
-#include <utility>
+#include <memory>
 #include <vector>
 
+#include "rocksdb/filter_policy.h"
 #include "rocksdb/table.h"
 #include "rocksdb_compat.h"
 
@@ -34,27 +33,28 @@ constexpr double kCpuLeanCapOverBloom = 1.2;
 
 constexpr size_t kCurveKeys = size_t{1} << 20;
 
-KindModel Model(LevelFilterKind kind) {
+KindModel Model(FilterKind kind) {
   switch (kind) {
-    case LevelFilterKind::kBlockedBloom:
+    case FilterKind::kBlockedBloom:
       return OwnKindModel(kind, kBlockedBloomBuild);
-    case LevelFilterKind::kCuckoo:
+    case FilterKind::kCuckoo:
       return OwnKindModel(kind, kCuckooBuild);
-    case LevelFilterKind::kFastLocalBloom:
+    case FilterKind::kFastLocalBloom:
       return {kind, RocksdbKindPoints(kind), kFastLocalBloomBuild, {}};
-    case LevelFilterKind::kRibbon:
+    case FilterKind::kRibbon128:
       return {kind, RocksdbKindPoints(kind), kRibbonBuild, {}};
+    default:  // a kind no level gets
+      return {};
   }
-  return {};
 }
 
 // The bits/key of RocksDB's kind made with `millibits`, and its FPR, from
 // its builder (in a bottommost leveled compaction's context).
-FilterChoice Sample(LevelFilterKind kind, int64_t millibits) {
+FilterChoice Sample(FilterKind kind, int64_t millibits) {
   FilterChoice c{kind, 0, 0, 1, millibits};
   const double bits = static_cast<double>(millibits) / 1000;
   const std::unique_ptr<const FilterPolicy> policy(
-      kind == LevelFilterKind::kRibbon
+      kind == FilterKind::kRibbon128
           ? ROCKSDB_NAMESPACE::NewRibbonFilterPolicy(bits, -1)
           : ROCKSDB_NAMESPACE::NewBloomFilterPolicy(bits));
   ROCKSDB_NAMESPACE::BlockBasedTableOptions table_options;
@@ -100,66 +100,48 @@ bool ParseLevelAwareChoice(std::string_view text, LevelAwareChoice* choice) {
   return false;
 }
 
-const std::vector<FilterChoice>& RocksdbKindPoints(LevelFilterKind kind) {
+const std::vector<FilterChoice>& RocksdbKindPoints(FilterKind kind) {
   // Bloom: 1..64 bits/key by 1/8. Ribbon: Bloom-equivalent 1..100 by 1/4
   // (its own bits/key then reach about 45).
   static const std::vector<FilterChoice> bloom = [] {
     std::vector<FilterChoice> v;
     for (int64_t m = 1000; m <= 64000; m += 125) {
-      v.push_back(Sample(LevelFilterKind::kFastLocalBloom, m));
+      v.push_back(Sample(FilterKind::kFastLocalBloom, m));
     }
     return v;
   }();
   static const std::vector<FilterChoice> ribbon = [] {
     std::vector<FilterChoice> v;
     for (int64_t m = 1000; m <= 100000; m += 250) {
-      v.push_back(Sample(LevelFilterKind::kRibbon, m));
+      v.push_back(Sample(FilterKind::kRibbon128, m));
     }
     return v;
   }();
   static const std::vector<FilterChoice> none;
-  return kind == LevelFilterKind::kFastLocalBloom ? bloom
-         : kind == LevelFilterKind::kRibbon       ? ribbon
+  return kind == FilterKind::kFastLocalBloom ? bloom
+         : kind == FilterKind::kRibbon128       ? ribbon
                                                   : none;
-}
-
-std::shared_ptr<const FilterPolicy> RocksdbPolicyFor(
-    const FilterChoice& choice) {
-  static std::mutex mutex;
-  static auto* policies =
-      new std::map<std::pair<int, int64_t>, std::shared_ptr<const FilterPolicy>>;
-  const std::pair<int, int64_t> key(static_cast<int>(choice.kind),
-                                    choice.rocksdb_millibits);
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& policy = (*policies)[key];
-  if (policy == nullptr) {
-    const double bits = static_cast<double>(choice.rocksdb_millibits) / 1000;
-    policy.reset(choice.kind == LevelFilterKind::kRibbon
-                     ? ROCKSDB_NAMESPACE::NewRibbonFilterPolicy(bits, -1)
-                     : ROCKSDB_NAMESPACE::NewBloomFilterPolicy(bits));
-  }
-  return policy;
 }
 
 LevelCostModel CostModelFor(LevelAwareChoice choice,
                             double average_bits_per_key, double size_ratio,
                             uint32_t num_levels) {
   LevelCostModel model;
-  std::vector<LevelFilterKind> kinds;
+  std::vector<FilterKind> kinds;
   switch (choice) {
     case LevelAwareChoice::kDefault:
-      kinds = {LevelFilterKind::kBlockedBloom, LevelFilterKind::kCuckoo,
-               LevelFilterKind::kFastLocalBloom, LevelFilterKind::kRibbon};
+      kinds = {FilterKind::kBlockedBloom, FilterKind::kCuckoo,
+               FilterKind::kFastLocalBloom, FilterKind::kRibbon128};
       break;
     case LevelAwareChoice::kCpuLean:
-      kinds = {LevelFilterKind::kBlockedBloom, LevelFilterKind::kCuckoo,
-               LevelFilterKind::kFastLocalBloom};
+      kinds = {FilterKind::kBlockedBloom, FilterKind::kCuckoo,
+               FilterKind::kFastLocalBloom};
       break;
     case LevelAwareChoice::kPortable:
-      kinds = {LevelFilterKind::kFastLocalBloom, LevelFilterKind::kRibbon};
+      kinds = {FilterKind::kFastLocalBloom, FilterKind::kRibbon128};
       break;
   }
-  for (LevelFilterKind k : kinds) model.kinds.push_back(Model(k));
+  for (FilterKind k : kinds) model.kinds.push_back(Model(k));
 
   // The reference: every level at the average bits/key. ribbonfilter
   // builds Bloom for flushes (the top level of a tree of two or more) and

@@ -8,10 +8,9 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string_view>
+#include <vector>
 
-#include "rocksdb/filter_policy.h"
 #include "sstfilter/level_allocation.h"
 
 namespace sstfilter::rocksdb_plugin {
@@ -44,14 +43,6 @@ LevelCostModel CostModelFor(LevelAwareChoice choice,
 // from its builder's CalculateSpace and FPR from its EstimatedFpRate, for
 // 2^20 keys, over a grid of the policy's bits/key (Bloom-equivalent for
 // Ribbon). Sampled once per process.
-const std::vector<FilterChoice>& RocksdbKindPoints(LevelFilterKind kind);
-
-// RocksDB's policy that builds `choice` (of kind FastLocalBloom or Ribbon):
-// NewBloomFilterPolicy(millibits / 1000) or NewRibbonFilterPolicy(
-// millibits / 1000, -1), Ribbon at every level (its fallback to Bloom
-// under cache pressure included). One object per size, kept for the
-// process's life: its builders refer to it.
-std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> RocksdbPolicyFor(
-    const FilterChoice& choice);
+const std::vector<FilterChoice>& RocksdbKindPoints(FilterKind kind);
 
 }  // namespace sstfilter::rocksdb_plugin

@@ -1,6 +1,8 @@
 // The policies' names and makers: each policy lives in its own file
 // (blocked_bloom_policy.cc, cuckoo_policy.cc, level_aware_policy.cc), and
-// registration.cc registers each maker under its name.
+// registration.cc registers each maker under its name. LevelAware's file
+// also makes RocksDB's own policies for the levels it gives RocksDB's kinds
+// (RocksdbPolicyFor).
 #pragma once
 
 #include <memory>
@@ -10,6 +12,7 @@
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/listener.h"
 #include "rocksdb/status.h"
+#include "sstfilter/level_allocation.h"
 #include "sstfilter/rocksdb_plugin.h"
 
 namespace sstfilter::rocksdb_plugin {
@@ -43,6 +46,14 @@ ROCKSDB_NAMESPACE::Status NewHybrid(
 ROCKSDB_NAMESPACE::Status NewLevelAware(
     const std::vector<std::string_view>& fields,
     std::unique_ptr<const ROCKSDB_NAMESPACE::FilterPolicy>* policy);
+
+// RocksDB's own policy that builds a level of LevelAware's `choice` of
+// kind FastLocalBloom or Ribbon: NewBloomFilterPolicy(millibits / 1000) or
+// NewRibbonFilterPolicy(millibits / 1000, -1), Ribbon at every level (its
+// fallback to Bloom under cache pressure included). One object per size,
+// kept for the process's life: its builders refer to it.
+std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> RocksdbPolicyFor(
+    const FilterChoice& choice);
 
 // A new sstfilter.LevelAwareListener.
 std::unique_ptr<ROCKSDB_NAMESPACE::EventListener> MakeLevelAwareListener();

@@ -9,7 +9,6 @@
 #include <utility>
 
 #include "filter_bits.h"
-#include "key_hash.h"
 #include "rocksdb/filter_policy.h"
 #include "sstfilter/block_classifier.h"
 #include "sstfilter/blocked_bloom.h"
@@ -17,6 +16,7 @@
 #include "sstfilter/detail/avx2_line_ops.h"
 #include "sstfilter/detail/blocked_bloom_probe.h"
 #include "sstfilter/detail/cuckoo_table.h"
+#include "sstfilter/detail/key_hash.h"
 #include "sstfilter/filter_view.h"
 #include "sstfilter/simd.h"
 #include "sstfilter/workload.h"
@@ -143,7 +143,7 @@ inline void ForEachHashGroup(int num_keys, Slice** keys, bool* may_match,
   for (int start = 0; start < num_keys; start += kHashGroup) {
     const int count = std::min(kHashGroup, num_keys - start);
     for (int i = 0; i < count; ++i) {
-      hashes[i] = HashKeyInline(ToView(*keys[start + i]));
+      hashes[i] = detail::HashKeyInline(ToView(*keys[start + i]));
     }
     probe(hashes, static_cast<size_t>(count), may_match + start);
   }
@@ -154,7 +154,7 @@ inline void ForEachHashGroup(int num_keys, Slice** keys, bool* may_match,
 struct HashOfKey {
   Slice** keys;
   uint64_t operator()(size_t i) const {
-    return HashKeyInline(ToView(*keys[i]));
+    return detail::HashKeyInline(ToView(*keys[i]));
   }
 };
 size_t BatchSize(int num_keys) {
@@ -181,7 +181,7 @@ class BlockedBloomReader final : public Reader {
  private:
   bool MatchOne(const Slice& key) const {
     return Sampled(key, detail::MayContain<LineOps, kLinesPerKey>(
-                            lines_, HashKeyInline(ToView(key))));
+                            lines_, detail::HashKeyInline(ToView(key))));
   }
   // Each key is hashed as its line is prefetched (MayContainBatchOf).
   void MatchBatch(int num_keys, Slice** keys, bool* may_match) const {
@@ -232,7 +232,7 @@ class StaticCuckooReader final : public Reader {
       : Reader(std::move(sampler)), table_(table) {}
   bool MayMatch(const Slice& key) override {
     return Sampled(key, detail::cuckoo::StaticMayContain(
-                            table_, HashKeyInline(ToView(key))));
+                            table_, detail::HashKeyInline(ToView(key))));
   }
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
     detail::cuckoo::StaticMayContainBatchOf(table_, BatchSize(num_keys),
@@ -251,7 +251,7 @@ class ViewReader final : public Reader {
   ViewReader(FilterView view, std::shared_ptr<const ProbeSampler> sampler)
       : Reader(std::move(sampler)), view_(std::move(view)) {}
   bool MayMatch(const Slice& key) override {
-    return Sampled(key, view_.MayContain(HashKeyInline(ToView(key))));
+    return Sampled(key, view_.MayContain(detail::HashKeyInline(ToView(key))));
   }
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
     ForEachHashGroup(num_keys, keys, may_match,

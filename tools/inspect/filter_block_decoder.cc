@@ -136,20 +136,18 @@ bool DescribeBuiltin(std::string_view bytes, const BuiltinFormat& format,
       bytes.substr(0, format.num_lines * format.line_bytes);
   info->family = "rocksdb";
   info->bytes = bytes.size();
+  info->kind = FilterKindName(format.kind);
   switch (format.kind) {
-    case BuiltinKind::kEmpty:
+    case FilterKind::kEmpty:
       // RocksDB reads a block this short as "no keys added".
-      info->kind = "Empty";
       info->keys_known = true;
       return true;
-    case BuiltinKind::kAlwaysTrue:
-      info->kind = "AlwaysTrue";
+    case FilterKind::kAlwaysTrue:
       info->params = {{"num_probes", 0}};
       info->fpr = 1;
       return true;
-    case BuiltinKind::kLegacyBloom:
+    case FilterKind::kLegacyBloom:
       // The pre-5.x "full filter" Bloom, one line per key.
-      info->kind = "LegacyBloom";
       info->params = {
           {"num_probes", format.num_probes},
           {"line_bytes", static_cast<int64_t>(format.line_bytes)},
@@ -160,9 +158,8 @@ bool DescribeBuiltin(std::string_view bytes, const BuiltinFormat& format,
           1.0,
           info->fpr + LegacyProbeFlawRate(info->occupancy, format.num_probes));
       return true;
-    case BuiltinKind::kFastLocalBloom:
+    case FilterKind::kFastLocalBloom:
       // Putze, Sanders and Singler's cache-local Bloom filter.
-      info->kind = "FastLocalBloom";
       info->params = {
           {"marker", -1},
           {"num_probes", format.num_probes},
@@ -171,12 +168,13 @@ bool DescribeBuiltin(std::string_view bytes, const BuiltinFormat& format,
       };
       SetOneLineBloomFigures(lines, format.line_bytes, format.num_probes, info);
       return true;
-    case BuiltinKind::kRibbon128:
-      info->kind = "Ribbon128";
+    case FilterKind::kRibbon128:
       DescribeRibbon(format, info);
       return true;
-    case BuiltinKind::kNone:
-    case BuiltinKind::kMalformed:
+    case FilterKind::kNone:
+    case FilterKind::kBlockedBloom:
+    case FilterKind::kCuckoo:
+    case FilterKind::kUnknown:
       break;
   }
   return false;

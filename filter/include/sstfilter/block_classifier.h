@@ -41,21 +41,12 @@ enum class BlockFamily {
 // The family of `compatibility_name`; false if it is neither name.
 bool FamilyNamed(std::string_view compatibility_name, BlockFamily* family);
 
-// RocksDB's built-in filter kinds, by their metadata.
-enum class BuiltinKind {
-  kNone,            // not read as RocksDB's: the block is (or was) ours
-  kEmpty,           // 5 bytes or less: RocksDB answers "no" to every key
-  kAlwaysTrue,      // marker 0: zero probes, "may match" for every key
-  kLegacyBloom,     // marker 1..127: the probe count
-  kFastLocalBloom,  // marker -1, sub-implementation 0, 64-byte blocks
-  kRibbon128,       // marker -2: Standard128Ribbon
-  kMalformed,       // none of these, well formed: see `error`
-};
-
 // A block's kind and layout as RocksDB's metadata gives them.
 struct BuiltinFormat {
-  BuiltinKind kind = BuiltinKind::kNone;
-  std::string error;          // why kMalformed
+  // One of RocksDB's kinds (FilterKind: kFastLocalBloom to kUnknown), or
+  // kNone where the block was not read as RocksDB's: it is (or was) ours.
+  FilterKind kind = FilterKind::kNone;
+  std::string error;          // why kUnknown
   uint32_t num_probes = 0;    // the Bloom kinds
   uint64_t line_bytes = 0;    // the Bloom kinds: a cache line, or a block
   uint64_t num_lines = 0;     // the Bloom kinds
@@ -67,7 +58,7 @@ struct BuiltinFormat {
 // Reads `bytes` as a block of RocksDB's built-in family. Well formed means
 // what RocksDB's reader needs to read it as that kind (and, for Ribbon, a
 // solution of at least one column per block, which its builder always
-// writes); anything else is kMalformed, for which RocksDB's reader would
+// writes); anything else is kUnknown, for which RocksDB's reader would
 // answer "may match" or misread the bytes. Never kNone.
 BuiltinFormat ReadBuiltinFormat(std::string_view bytes);
 
@@ -83,12 +74,12 @@ struct BlockClass {
   BlockOwner owner = BlockOwner::kMayMatch;
   FilterView ours;  // kOurs: the block parsed
   // kRocksdb: its kind and layout. kMayMatch: the same (kEmpty, kAlwaysTrue
-  // or kMalformed) if the block was read as RocksDB's, kNone if it was
+  // or kUnknown) if the block was read as RocksDB's, kNone if it was
   // taken for a damaged block of ours.
   BuiltinFormat rocksdb;
   // kMayMatch: why. Corruption or NotSupported as FilterView::Parse says
   // for a block of ours; for RocksDB's, Corruption for kEmpty and
-  // kAlwaysTrue, NotSupported for kMalformed.
+  // kAlwaysTrue, NotSupported for kUnknown.
   Status why;
 };
 

@@ -39,11 +39,28 @@
 
 namespace sstfilter {
 
+// Every kind of filter a block may hold, ours and RocksDB's: the one enum
+// that the format, the allocation (level_allocation.h) and the block
+// classifier (block_classifier.h) share. Ours are numbered as a tag stores
+// them. RocksDB's are never in a tag of ours (numbered from 128, away from
+// ours): filter/ knows them by their metadata (block_classifier.h) and by
+// the curves its caller measures (level_allocation.h).
 enum class FilterKind : uint8_t {
-  // No filter (a FilterView before Parse); never in a tag.
+  // No filter (a FilterView before Parse, a block not read as RocksDB's);
+  // never in a tag.
   kNone = 0,
   kBlockedBloom = 1,
   kCuckoo = 2,
+  // RocksDB's, by the marker byte of their metadata (filter_policy.cc,
+  // GetBuiltinFilterBitsReader).
+  kFastLocalBloom = 128,  // marker -1, sub-implementation 0, 64-byte blocks
+  kRibbon128,             // marker -2: Standard128Ribbon
+  kLegacyBloom,           // marker 1..127: the probe count
+  kAlwaysTrue,            // marker 0: zero probes, "may match" for every key
+  kEmpty,                 // 5 bytes or less: "no" to every key
+  // Bytes of no kind this build reads: an unknown marker, or a known one
+  // whose layout does not hold.
+  kUnknown,
 };
 
 inline constexpr char kFormatMagic[2] = {'S', 'F'};
@@ -53,8 +70,9 @@ inline constexpr uint8_t kFirstTrailerVersion = 2;
 // The version every kind writes.
 inline constexpr uint8_t kCurrentFormatVersion = 2;
 
-// Human-readable name of a kind ("BlockedBloom", "Cuckoo", "none",
-// "unknown").
+// The kind's name, as the tools print it: "BlockedBloom", "Cuckoo",
+// "FastLocalBloom", "Ribbon128", "LegacyBloom", "AlwaysTrue", "Empty",
+// "none", and "unknown" for kUnknown or a value of no kind.
 const char* FilterKindName(FilterKind kind);
 
 // The bytes RocksDB's built-in filters end with (a marker byte, then 4

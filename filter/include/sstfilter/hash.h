@@ -14,6 +14,8 @@ namespace sstfilter {
 
 // XXH3-64 of `key` with seed 0. Stable across platforms and versions
 // (XXH3's output is frozen since xxHash 0.8.0), so it is part of our formats.
+// Its body is detail/key_hash.h's, which the RocksDB plugin's builders and
+// readers call inline: one hash, wherever a key is hashed.
 uint64_t HashKey(std::string_view key);
 
 // Maps a uniform 64-bit `hash` onto [0, range) without division:

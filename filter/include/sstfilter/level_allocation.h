@@ -51,21 +51,18 @@
 
 namespace sstfilter {
 
-// The kinds a level may get: this library's two, and RocksDB's
-// FastLocalBloom and Standard128Ribbon, which filter/ knows only through
-// the curves and costs its caller measures (rocksdb_plugin/ does, with
-// RocksDB's own builders).
-enum class LevelFilterKind : uint8_t {
-  kBlockedBloom,
-  kCuckoo,
-  kFastLocalBloom,
-  kRibbon,
-};
-const char* LevelFilterKindName(LevelFilterKind kind);
+// The levels of one LSM tree that LevelAware tells apart: RocksDB's levels
+// 0..kMaxLevels-1 (num_levels is 7 by default; a deeper level counts as
+// the last). LevelWorkload and the RocksDB plugin keep per-level state for
+// that many.
+inline constexpr int kMaxLevels = 16;
 
-// The filter one level (or one table) gets.
+// The filter one level (or one table) gets. Its kind (format.h) is one of
+// this library's two, or RocksDB's FastLocalBloom or Standard128Ribbon,
+// which filter/ knows only through the curves and costs its caller
+// measures (rocksdb_plugin/ does, with RocksDB's own builders).
 struct FilterChoice {
-  LevelFilterKind kind = LevelFilterKind::kBlockedBloom;
+  FilterKind kind = FilterKind::kBlockedBloom;
   // Memory per key the filter takes. For Cuckoo this is the cost of its
   // fingerprint at the static build's load, which may be below what it
   // was offered; for RocksDB's kinds, what its builder allocates.
@@ -89,7 +86,7 @@ struct BuildCost {
 
 // One kind: what its filters cost in memory and FPR, and in build CPU.
 struct KindModel {
-  LevelFilterKind kind = LevelFilterKind::kBlockedBloom;
+  FilterKind kind = FilterKind::kBlockedBloom;
   // The sizes it can be built at, any order. Only the lower convex hull
   // of (bits/key, FPR) can minimise the Lagrangian; the rest serve the
   // final step that spends what the hull's steps leave over.
@@ -104,11 +101,11 @@ struct KindModel {
 // The points of this library's kinds: BlockedBloom on a 1/64 bits/key grid
 // (1..100) and Cuckoo at every fingerprint width, from their FPR models;
 // none for another kind. Computed once per process.
-const std::vector<FilterChoice>& OwnKindPoints(LevelFilterKind kind);
+const std::vector<FilterChoice>& OwnKindPoints(FilterKind kind);
 
 // The model of one of this library's kinds (BlockedBloom or Cuckoo): its
 // points, `within` for BlockedBloom, and the build cost the caller measured.
-KindModel OwnKindModel(LevelFilterKind kind, BuildCost build);
+KindModel OwnKindModel(FilterKind kind, BuildCost build);
 
 // What a tree's allocation chooses from.
 struct LevelCostModel {
@@ -121,17 +118,6 @@ struct LevelCostModel {
   // of the average.
   double max_bits_per_key = 0;
 };
-
-// The filter with the lower model FPR that fits in `bits_per_key` (>= 1):
-// BlockedBloom spending all of it, or Cuckoo with the widest fingerprint
-// that fits. Cuckoo wins from CuckooCrossoverBitsPerKey() on, except just
-// below each of its steps (the next fingerprint bit), where BlockedBloom
-// uses the bits that the narrower fingerprint would leave unused.
-FilterChoice BestFilterFor(double bits_per_key);
-
-// The fewest bits/key at which BestFilterFor picks Cuckoo (about 11.5 with
-// the models of this release; tests hold it to the measured tables).
-double CuckooCrossoverBitsPerKey();
 
 // One level of a tree as the allocation sees it.
 struct LevelLoad {
@@ -170,7 +156,10 @@ struct LevelAllocationLimits {
   static constexpr double kMaxAverageBitsPerKey = 100.0;
   static constexpr double kMinSizeRatio = 2.0;
   static constexpr double kMaxSizeRatio = 100.0;
-  static constexpr uint32_t kMaxLevels = 64;
+  // The levels of one allocation: those of up to four trees side by side,
+  // as LevelAware allocates the column families under one memory limit
+  // jointly.
+  static constexpr uint32_t kMaxJointLevels = 4 * kMaxLevels;
 };
 
 // The allocation over `model`'s kinds. Memory: the sum of entries_i *
@@ -188,8 +177,8 @@ Status AllocateLevels(const LevelCostModel& model, double average_bits_per_key,
 // level, the last is L0; entry shares are normalised to sum to 1, and
 // absent probes may be in any unit (only their ratios matter). A level no
 // absent probe reaches gets the smallest filter. At most
-// LevelAllocationLimits::kMaxLevels levels, at least one with a positive
-// share and one with positive absent probes.
+// LevelAllocationLimits::kMaxJointLevels levels, at least one with a
+// positive share and one with positive absent probes.
 Status AllocateTree(const LevelCostModel& model, double average_bits_per_key,
                     const std::vector<LevelLoad>& levels_from_bottom,
                     LevelAllocation* out);
@@ -217,10 +206,6 @@ FilterChoice TableChoice(const KindModel& kind, const FilterChoice& level,
 std::vector<double> ModelAbsentProbes(
     const std::vector<double>& entry_shares_from_bottom, double hit_fraction);
 
-// AllocateLevels over this library's two kinds, with no CPU cap.
-Status AllocateLevelBits(double average_bits_per_key, double size_ratio,
-                         uint32_t num_levels, LevelAllocation* out);
-
 // The share of all entries that level `level` (0 = bottom) holds in that
 // tree shape.
 double LevelShare(double size_ratio, uint32_t num_levels, uint32_t level);
@@ -230,11 +215,5 @@ double LevelShare(double size_ratio, uint32_t num_levels, uint32_t level);
 // written by flushes), (size_ratio + 1) / 2 for every other level. A tree
 // of one level is one level built by compactions or ingestion: weight 1.
 double LevelBuildWeight(double size_ratio, uint32_t num_levels, uint32_t level);
-
-// The build CPU of `levels` (index 0 = bottom) under `model`, ns per key
-// written: sum of LevelBuildWeight * the level's kind's BuildCost. A level
-// whose kind the model lacks counts 0.
-double TreeBuildNs(const LevelCostModel& model,
-                   const std::vector<FilterChoice>& levels, double size_ratio);
 
 }  // namespace sstfilter

@@ -43,13 +43,14 @@
 #include <string>
 #include <string_view>
 
+#include "sstfilter/level_allocation.h"
+
 namespace sstfilter {
 
+// Per level of RocksDB's levels 0..kMaxLevels-1 (level_allocation.h; a
+// deeper one shares the last).
 class LevelWorkload {
  public:
-  // RocksDB's levels 0..kMaxLevels-1 (the deepest level RocksDB allows is
-  // num_levels - 1, 6 by default; deeper ones share the last slot).
-  static constexpr int kMaxLevels = 16;
   // Slices of the key space. With 1 MiB tables of a few GiB, a bucket
   // spans dozens of a bottom level's tables.
   static constexpr int kBuckets = 32;
