@@ -192,7 +192,12 @@ struct LevelAwareAllocator::Served {
 };
 
 LevelAwareAllocator::LevelAwareAllocator(const LevelAwareSettings& settings)
-    : settings_(settings) {}
+    : settings_(settings),
+      allocation_key_(std::to_string(settings.millibits) + ":" +
+                      std::to_string(settings.ratio_millis) + ":" +
+                      LevelAwareChoiceName(settings.choice) + ":" +
+                      std::to_string(settings.hit_millis) + ":" +
+                      (settings.learn ? "1" : "0")) {}
 LevelAwareAllocator::~LevelAwareAllocator() = default;
 
 const LevelCostModel& LevelAwareAllocator::OneLevelModel() const {
@@ -311,11 +316,7 @@ FilterChoice LevelAwareAllocator::OneColumnFamily(const JobView& job,
   // (A policy's allocation is kept by the column family, by the settings
   // it was made with: one entry per id.)
   const std::shared_ptr<CachedAllocation> cached =
-      cf.AllocationFor(std::to_string(settings_.millibits) + ":" +
-                       std::to_string(settings_.ratio_millis) + ":" +
-                       LevelAwareChoiceName(settings_.choice) + ":" +
-                       std::to_string(settings_.hit_millis) + ":" +
-                       (settings_.learn ? "1" : "0"));
+      cf.AllocationFor(allocation_key_);
   const LevelWorkload& workload = cf.workload();
   std::lock_guard<std::mutex> lock(cached->mutex);
   if (tree.levels != cached->levels ||
@@ -356,20 +357,25 @@ FilterChoice LevelAwareAllocator::Limited(const JobView& job, int level) const {
   const std::shared_ptr<ColumnFamilyState>& cf = job.column_family;
   const TreeTotals& totals = job.tree;
   std::lock_guard<std::mutex> lock(limit_mutex_);
+  // The column families served, held for this call (one whose DB closes
+  // meanwhile stays readable): those gone are dropped.
+  std::vector<std::shared_ptr<ColumnFamilyState>> states;
   bool known = false;
   for (auto it = served_.begin(); it != served_.end();) {
-    const std::shared_ptr<ColumnFamilyState> state = it->cf.lock();
+    std::shared_ptr<ColumnFamilyState> state = it->cf.lock();
     if (state == nullptr) {
       it = served_.erase(it);
       continue;
     }
     known = known || state == cf;
+    states.push_back(std::move(state));
     ++it;
   }
   if (!known) {
     served_.emplace_back();
     served_.back().cf = cf;
     served_.back().samples_seen = cf->samples();
+    states.push_back(cf);
   }
 
   // Each column family's tree (the job's for `cf`, the others' as they
@@ -385,9 +391,10 @@ FilterChoice LevelAwareAllocator::Limited(const JobView& job, int level) const {
   double entries = 0, held = 0, live_bytes = 0, unknown_entries = 0;
   double any_rate = 0;
   const Clock::time_point now = Clock::now();
-  for (Served& served : served_) {
+  for (size_t p = 0; p < served_.size(); ++p) {
+    Served& served = served_[p];
     Part part;
-    part.state = served.cf.lock();
+    part.state = states[p];
     const TreeTotals part_totals =
         part.state == cf ? totals : part.state->Totals();
     part.tree =

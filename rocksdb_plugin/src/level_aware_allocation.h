@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "level_aware_state.h"
@@ -72,6 +73,9 @@ class LevelAwareAllocator {
   double Budget(const JobView& job, const std::vector<int>& levels) const;
 
   const LevelAwareSettings settings_;
+  // What a column family keeps this allocator's allocation under
+  // (ColumnFamilyState::AllocationFor): one entry per id's settings.
+  const std::string allocation_key_;
   mutable std::once_flag one_level_once_;
   mutable LevelCostModel one_level_;
   mutable FilterChoice uniform_;
