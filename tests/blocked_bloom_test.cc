@@ -200,7 +200,7 @@ TEST(BlockedBloomTest, FprBeatsFastLocalBloomAtEqualBitsPerKey) {
   }
 }
 
-TEST(BlockedBloomTest, SimdAndScalarPathsBuildIdenticalBytesAndAnswers) {
+TEST(BlockedBloomTest, SimdAndScalarViewsOfOneFilterAnswerAlike) {
   if (!SimdPathSupported(SimdPath::kAvx2)) GTEST_SKIP() << "no AVX2 here";
   const auto absent = AbsentKeyHashes(20000);
   for (uint64_t n : {0, 1, 3, 1000, 54321}) {

@@ -6,6 +6,8 @@
 // keys and compares with RocksDB's cache-capped filters.)
 #include <gtest/gtest.h>
 
+#include <cinttypes>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 

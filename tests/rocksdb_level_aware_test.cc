@@ -974,6 +974,7 @@ TEST(LevelAwarePolicy, AMemoryLimitGoesWhereTheProbesAre) {
   EXPECT_GT(busy_bits, quiet_bits + 1);
   EXPECT_NEAR((busy_bits + quiet_bits) / 2, 5, 0.5);
   EXPECT_EQ(FalseNegatives(*policy, busy, busy_keys), 0u);
+  EXPECT_EQ(FalseNegatives(*policy, quiet, quiet_keys), 0u);
 }
 
 // learn=false: readers are RocksDB's or ours as for any policy, and
