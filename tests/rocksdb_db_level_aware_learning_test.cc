@@ -63,7 +63,7 @@ void DrainL0(rdb::DB* db) {
 rdb::Options LearningOptions(const std::string& policy, bool for_hits) {
   DbConfig config;
   config.policy = policy;
-  rdb::Options options = CompactingOptions(config, /*dynamic_layout=*/true);
+  rdb::Options options = SettledOptions(config, /*dynamic_layout=*/true);
   options.optimize_filters_for_hits = for_hits;
   options.listeners.push_back(NewLevelAwareListener());
   return options;
@@ -124,8 +124,7 @@ ServedRun FillAndServe(const std::string& policy, Workload workload,
   ServedRun run;
   auto db = Open(options, dir.path());
   if (db == nullptr) return run;
-  Put(db.get(), Range(0, kKeys));
-  WaitForCompactions(db.get());
+  PutSettled(db.get(), Range(0, kKeys));
   for (uint64_t i = 0; i < kLearningGets; ++i) workload.Get(db.get());
   std::mt19937_64 random(11);
   std::vector<uint64_t> half;
@@ -135,8 +134,8 @@ ServedRun FillAndServe(const std::string& policy, Workload workload,
   std::shuffle(half.begin(), half.end(), random);
   for (size_t start = 0; start < half.size(); start += 1000) {
     const size_t end = std::min(half.size(), start + 1000);
-    Put(db.get(),
-        std::vector<uint64_t>(half.begin() + start, half.begin() + end));
+    PutSettled(db.get(),
+               std::vector<uint64_t>(half.begin() + start, half.begin() + end));
     for (size_t i = start; i < end; ++i) workload.Get(db.get());
     if (start <= half.size() / 2 && half.size() / 2 < end) during(db.get());
   }
@@ -211,8 +210,7 @@ TEST(RocksdbDbLevelAwareLearning, ListenerShowsTheTreeFromTheFirstFlush) {
   {
     auto db = Open(options, dir.path());
     ASSERT_NE(db, nullptr);
-    Put(db.get(), Range(0, kKeys));
-    WaitForCompactions(db.get());
+    PutSettled(db.get(), Range(0, kKeys));
   }
   auto db = Open(options, dir.path());
   ASSERT_NE(db, nullptr);

@@ -32,13 +32,11 @@ MultiLevelRun BuildAndLookUp(const std::string& policy, bool dynamic_layout) {
   TempDir dir;
   DbConfig config;
   config.policy = policy;
-  const rdb::Options options = CompactingOptions(config, dynamic_layout);
+  const rdb::Options options = SettledOptions(config, dynamic_layout);
   MultiLevelRun run;
   auto db = Open(options, dir.path());
   if (db == nullptr) return run;
-  Put(db.get(), Range(0, kKeys));
-  const rdb::Status waited = rocksdb_compat::WaitForCompactions(db.get());
-  EXPECT_TRUE(waited.ok()) << waited.ToString();
+  PutSettled(db.get(), Range(0, kKeys));
   const FilterMemory memory = FilterMemoryOf(db.get());
   run.filter_bytes = memory.bytes;
   run.filter_entries = memory.entries;

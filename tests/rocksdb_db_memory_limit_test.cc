@@ -20,12 +20,7 @@ rdb::Options LimitedOptions(const std::string& policy) {
   DbConfig config;
   config.policy = policy;
   return WithLevelAwareListener(
-      CompactingOptions(config, /*dynamic_layout=*/true));
-}
-
-void Settle(rdb::DB* db) {
-  const rdb::Status s = rocksdb_compat::WaitForCompactions(db);
-  EXPECT_TRUE(s.ok()) << s.ToString();
+      SettledOptions(config, /*dynamic_layout=*/true));
 }
 
 // Grown in 8 stages to 8x what the limit serves at the 10 bits/key asked,
@@ -44,8 +39,7 @@ TEST(RocksdbDbMemoryLimit, AGrowingDbKeepsItsFiltersAtTheLimit) {
                  dir.path());
   ASSERT_NE(db, nullptr);
   for (uint64_t stage = 1; stage <= 8; ++stage) {
-    Put(db.get(), Range((stage - 1) * kStage, kStage));
-    Settle(db.get());
+    PutSettled(db.get(), Range((stage - 1) * kStage, kStage));
     const FilterMemory memory = FilterMemoryOf(db.get());
     const LookupCounts all = MultiGetAll(db.get(), Range(0, stage * kStage));
     EXPECT_EQ(all.found, stage * kStage) << "stage " << stage;
@@ -78,10 +72,8 @@ TEST(RocksdbDbMemoryLimit, ALimitTooSmallForEveryLevelLosesNoKey) {
     auto db = Open(LimitedOptions("sstfilter.LevelAware:10:memory_limit=4K"),
                    dir.path());
     ASSERT_NE(db, nullptr);
-    Put(db.get(), Range(0, kKeys));
-    Settle(db.get());
-    Put(db.get(), Range(0, kKeys / 2));  // rewritten under the limit
-    Settle(db.get());
+    PutSettled(db.get(), Range(0, kKeys));
+    PutSettled(db.get(), Range(0, kKeys / 2));  // rewritten under the limit
     const LookupCounts all = MultiGetAll(db.get(), Range(0, kKeys));
     EXPECT_EQ(all.found, kKeys);
     EXPECT_EQ(all.errors, 0u);

@@ -72,7 +72,7 @@ inline ROCKSDB_NAMESPACE::Status OpenDbForReadOnly(
 
 // Waits until no flush or compaction is pending or running. RocksDB 8.4
 // added DB::WaitForCompact (HISTORY.md); before it, the DB's properties are
-// polled every 50 ms until two polls in a row find nothing to do (a
+// polled every 5 ms until three polls in a row find nothing to do (a
 // finished compaction may schedule the next between two reads of them),
 // for at most `max_wait`, then TimedOut.
 inline ROCKSDB_NAMESPACE::Status WaitForCompactions(
@@ -86,7 +86,7 @@ inline ROCKSDB_NAMESPACE::Status WaitForCompactions(
   const std::string* const kBusy[] = {
       &Properties::kMemTableFlushPending, &Properties::kNumRunningFlushes,
       &Properties::kCompactionPending, &Properties::kNumRunningCompactions};
-  constexpr std::chrono::milliseconds kPoll(50);
+  constexpr std::chrono::milliseconds kPoll(5);
   int idle_polls = 0;
   for (auto waited = std::chrono::milliseconds(0); waited < max_wait;
        waited += kPoll) {
@@ -99,7 +99,7 @@ inline ROCKSDB_NAMESPACE::Status WaitForCompactions(
       busy = busy || value != 0;
     }
     idle_polls = busy ? 0 : idle_polls + 1;
-    if (idle_polls == 2) return ROCKSDB_NAMESPACE::Status::OK();
+    if (idle_polls == 3) return ROCKSDB_NAMESPACE::Status::OK();
     std::this_thread::sleep_for(kPoll);
   }
   return ROCKSDB_NAMESPACE::Status::TimedOut("compactions still running");

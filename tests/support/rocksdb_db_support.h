@@ -119,6 +119,19 @@ inline rdb::Options CompactingOptions(const DbConfig& config,
   return options;
 }
 
+// CompactingOptions whose memtables never flush by themselves, for
+// PutSettled: with flushes made by the test and one compaction at a time
+// (max_background_jobs 2 is one flush and one compaction thread unless
+// writes stall, and PutSettled never lets them), the tree RocksDB's own
+// compactions make depends only on the writes, so a loaded machine builds
+// the same tree as an idle one.
+inline rdb::Options SettledOptions(const DbConfig& config, bool dynamic_layout) {
+  rdb::Options options = CompactingOptions(config, dynamic_layout);
+  options.write_buffer_size = 256 << 20;  // flushes are PutSettled's
+  options.max_background_jobs = 2;
+  return options;
+}
+
 // `options` with sstfilter.LevelAwareListener, turned on by name as an
 // options string does.
 inline rdb::Options WithLevelAwareListener(const rdb::Options& options) {
@@ -156,6 +169,25 @@ inline void Put(rdb::DB* db, const std::vector<uint64_t>& ids,
 
 inline void Flush(rdb::DB* db) {
   ASSERT_TRUE(db->Flush(rdb::FlushOptions()).ok());
+}
+
+// About the keys of one 64 KiB memtable (CompactingOptions' write buffer)
+// of Key/Value pairs.
+constexpr size_t kKeysPerFlush = 1000;
+
+// Writes `ids` as a stream of full memtables would reach RocksDB, with no
+// race: a flush every `keys_per_flush` keys, each followed by every
+// compaction it calls for, waited for (SettledOptions). A test that asserts
+// on the tree asserts on one that only its writes decide.
+inline void PutSettled(rdb::DB* db, const std::vector<uint64_t>& ids,
+                       KeyFn key = Key, size_t keys_per_flush = kKeysPerFlush) {
+  for (size_t start = 0; start < ids.size(); start += keys_per_flush) {
+    const size_t end = std::min(ids.size(), start + keys_per_flush);
+    Put(db, std::vector<uint64_t>(ids.begin() + start, ids.begin() + end), key);
+    Flush(db);
+    const rdb::Status s = rocksdb_compat::WaitForCompactions(db);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
 }
 
 using db_support::FilesAtLevel;
