@@ -132,7 +132,10 @@ class Allocator {
       best = std::move(at_high);
     }
     SpendWhatIsLeft(&best);
-    if (Exchange(&best)) SpendWhatIsLeft(&best);
+    if (shares_.size() <= LevelAllocationLimits::kMaxLevelsExchanged &&
+        Exchange(&best)) {
+      SpendWhatIsLeft(&best);
+    }
     LevelAllocation out;
     out.levels = std::move(best.levels);
     out.build_ns = best.build_ns;
@@ -283,7 +286,7 @@ class Allocator {
     const double cap = std::max(model_.max_build_ns, r->build_ns);
     bool moved = false;
     // Each round makes the best move that gains more than a millionth; the
-    // bound is far above the moves any allocation of up to kMaxJointLevels
+    // bound is far above the moves any allocation of up to kMaxLevelsExchanged
     // levels needs (the Lagrangian leaves each level a step or two from its
     // optimum), so that the loop ends even if gains cycle through rounding.
     for (int round = 0; round < 200; ++round) {
@@ -372,8 +375,7 @@ class Allocator {
   std::vector<size_t> by_density_;  // level indices, fewest probes/entry first
 };
 
-Status CheckArguments(double average_bits_per_key, double size_ratio,
-                      uint32_t num_levels) {
+Status CheckAverage(double average_bits_per_key) {
   using Limits = LevelAllocationLimits;
   if (!(average_bits_per_key >= Limits::kMinAverageBitsPerKey &&
         average_bits_per_key <= Limits::kMaxAverageBitsPerKey)) {
@@ -381,15 +383,23 @@ Status CheckArguments(double average_bits_per_key, double size_ratio,
         "average bits per key must be in 1..100, not " +
         std::to_string(average_bits_per_key));
   }
+  return Status::Ok();
+}
+
+Status CheckArguments(double average_bits_per_key, double size_ratio,
+                      uint32_t num_levels) {
+  using Limits = LevelAllocationLimits;
+  Status s = CheckAverage(average_bits_per_key);
+  if (!s.ok()) return s;
   if (!(size_ratio >= Limits::kMinSizeRatio &&
         size_ratio <= Limits::kMaxSizeRatio)) {
     return Status::InvalidArgument("size ratio must be in 2..100, not " +
                                    std::to_string(size_ratio));
   }
-  if (num_levels < 1 || num_levels > Limits::kMaxJointLevels) {
+  if (num_levels < 1 || num_levels > static_cast<uint32_t>(kMaxLevels)) {
     return Status::InvalidArgument("number of levels must be in 1.." +
-                                   std::to_string(Limits::kMaxJointLevels) +
-                                   ", not " + std::to_string(num_levels));
+                                   std::to_string(kMaxLevels) + ", not " +
+                                   std::to_string(num_levels));
   }
   return Status::Ok();
 }
@@ -440,10 +450,11 @@ FilterChoice TableChoice(const KindModel& kind, const FilterChoice& level,
 Status AllocateTree(const LevelCostModel& model, double average_bits_per_key,
                     const std::vector<LevelLoad>& levels_from_bottom,
                     LevelAllocation* out) {
-  const uint32_t n = static_cast<uint32_t>(levels_from_bottom.size());
-  Status s = CheckArguments(average_bits_per_key,
-                            LevelAllocationLimits::kMinSizeRatio, n);
+  Status s = CheckAverage(average_bits_per_key);
   if (!s.ok()) return s;
+  if (levels_from_bottom.empty()) {
+    return Status::InvalidArgument("a tree needs at least one level");
+  }
   double shares = 0, probes = 0;
   for (const LevelLoad& load : levels_from_bottom) {
     if (!(load.entry_share >= 0) || !(load.absent_probes >= 0) ||

@@ -56,15 +56,15 @@ void LevelWorkload::ObserveKeyRange(std::string_view smallest,
   // longer describes them, unless the ends moved by less than a bucket.
   if (!first && (offset != key_space_.offset.load() || old_low - low > bucket ||
                  high - old_high > bucket)) {
-    for (auto& level : bucket_learned_) level.fill(false);
+    ForgetBuckets();
   }
   key_space_.offset.store(static_cast<uint32_t>(offset));
   key_space_.low.store(low);
   key_space_.high.store(high);
 }
 
-void LevelWorkload::AddSampledEntries(int level, int first_bucket,
-                                      int last_bucket, int64_t delta) {
+void LevelWorkload::AddSampledKeys(int level, int first_bucket, int last_bucket,
+                                   int64_t delta) {
   first_bucket = std::clamp(first_bucket, 0, kBuckets - 1);
   last_bucket = std::clamp(last_bucket, first_bucket, kBuckets - 1);
   const int64_t buckets = last_bucket - first_bucket + 1;
@@ -73,25 +73,36 @@ void LevelWorkload::AddSampledEntries(int level, int first_bucket,
   for (int b = first_bucket; b <= last_bucket; ++b) {
     const int64_t share =
         b == first_bucket ? delta - each * (buckets - 1) : each;
-    cells[b].sampled_entries.fetch_add(share, std::memory_order_relaxed);
+    cells[b].sampled_keys.fetch_add(share, std::memory_order_relaxed);
   }
 }
 
-bool LevelWorkload::MaybeRefresh() {
+void LevelWorkload::ForgetBuckets() {
+  for (auto& level : bucket_learned_) level.fill(false);
+  for (auto& level : bucket_deviant_) level.fill(false);
+  for (auto& level : bucket_weight_) level.fill(0);
+  for (auto& level : bucket_samples_) level.fill(0);
+  for (auto& level : bucket_exposure_) level.fill(0);
+}
+
+bool LevelWorkload::MaybeRefresh(const PerLevel* level_keys) {
   if (pending_.load(std::memory_order_relaxed) < kRefreshSamples) return false;
   std::lock_guard<std::mutex> lock(mutex_);
   if (pending_.load(std::memory_order_relaxed) < kRefreshSamples) return false;
   pending_.store(0, std::memory_order_relaxed);
   for (int level = 0; level < kMaxLevels; ++level) {
-    // Each refresh period adds the entries sampled now to the exposure
-    // the level's weight is divided by: samples held over periods in which
-    // the tables changed count against the entries each period had.
+    // Each refresh period adds the keys sampled now to the exposure the
+    // level's weight is divided by: samples held over periods in which the
+    // tables changed count against the keys each period had.
     uint64_t level_samples = 0;
+    double sampled_now = 0;
     for (int b = 0; b < kBuckets; ++b) {
       Cell& cell = cells_[level][b];
       level_samples += cell.samples.load(std::memory_order_relaxed);
-      held_entries_[level][b] += static_cast<double>(std::max<int64_t>(
-          cell.sampled_entries.load(std::memory_order_relaxed), 0));
+      const double keys = static_cast<double>(std::max<int64_t>(
+          cell.sampled_keys.load(std::memory_order_relaxed), 0));
+      held_keys_[level][b] += keys;
+      sampled_now += keys;
     }
     ++held_periods_[level];
     if (level_samples < kCredibleSamples &&
@@ -100,50 +111,95 @@ bool LevelWorkload::MaybeRefresh() {
     }
     const double periods = held_periods_[level];
     held_periods_[level] = 0;
-    double level_weight = 0, level_entries = 0;
+    double level_weight = 0, sampled_keys = 0;
     for (int b = 0; b < kBuckets; ++b) {
       Cell& cell = cells_[level][b];
       cell.samples.exchange(0, std::memory_order_relaxed);
       const double weight = static_cast<double>(cell.absent_weight.exchange(
                                 0, std::memory_order_relaxed)) /
                             kWeightUnit;
-      const double samples =
-          static_cast<double>(
-              cell.absent_samples.exchange(0, std::memory_order_relaxed)) /
-          periods;
-      const double entries = held_entries_[level][b];
-      held_entries_[level][b] = 0;
-      if (entries <= 0) continue;  // nothing sampled there: keep what was
+      const double samples = static_cast<double>(
+          cell.absent_samples.exchange(0, std::memory_order_relaxed));
+      const double keys = held_keys_[level][b];
+      held_keys_[level][b] = 0;
+      if (keys <= 0) continue;  // nothing sampled there: keep what was
       level_weight += weight;
-      level_entries += entries;
-      const double density = weight / entries;
-      double& learned = bucket_density_[level][b];
-      double& counted = bucket_samples_[level][b];
-      const bool before = bucket_learned_[level][b];
-      learned = before ? (learned + density) / 2 : density;
-      counted = before ? (counted + samples) / 2 : samples;
+      sampled_keys += keys;
+      // Half the old weight, as the level's density keeps.
+      bucket_weight_[level][b] = bucket_weight_[level][b] / 2 + weight;
+      bucket_samples_[level][b] = bucket_samples_[level][b] / 2 + samples;
+      bucket_exposure_[level][b] = bucket_exposure_[level][b] / 2 + keys;
       bucket_learned_[level][b] = true;
     }
-    if (level_entries <= 0) continue;
-    const double density = level_weight / level_entries;
+    if (sampled_keys <= 0) continue;
+    const double density = level_weight / sampled_keys;
+    // Per period: the sampled files' weight over the periods held, over the
+    // share of the level's keys its sampled files hold now.
+    const double sampled_share =
+        level_keys != nullptr && (*level_keys)[level] > 0 && sampled_now > 0
+            ? std::min(1.0, sampled_now / (*level_keys)[level])
+            : 1.0;
+    const double probes = level_weight / periods / sampled_share;
     density_[level] =
         learned_[level] ? (density_[level] + density) / 2 : density;
+    level_probes_[level] =
+        learned_[level] ? (level_probes_[level] + probes) / 2 : probes;
     learned_[level] = true;
+    UpdateDeviant(level);
   }
   ++refreshes_;
   version_.fetch_add(1, std::memory_order_release);
   return true;
 }
 
+// The significance test of each bucket of `level` against the level's rate
+// of absent samples per key of exposure, with hysteresis (kDeviantZ on,
+// kSettledZ off). Needs mutex_.
+void LevelWorkload::UpdateDeviant(int level) {
+  double samples = 0, exposure = 0;
+  for (int b = 0; b < kBuckets; ++b) {
+    if (!bucket_learned_[level][b]) continue;
+    samples += bucket_samples_[level][b];
+    exposure += bucket_exposure_[level][b];
+  }
+  for (int b = 0; b < kBuckets; ++b) {
+    bool& deviant = bucket_deviant_[level][b];
+    if (!bucket_learned_[level][b] || !(exposure > 0)) {
+      deviant = false;
+      continue;
+    }
+    const double expected = samples * bucket_exposure_[level][b] / exposure;
+    if (expected < kMinExpectedSamples) {
+      deviant = false;
+      continue;
+    }
+    const double z =
+        std::abs(bucket_samples_[level][b] - expected) / std::sqrt(expected);
+    deviant = deviant ? z >= kSettledZ : z >= kDeviantZ;
+  }
+}
+
 bool LevelWorkload::Densities(
-    const std::array<bool, kMaxLevels>& levels_with_entries,
+    const std::array<bool, kMaxLevels>& levels_with_keys,
     PerLevel* densities) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (refreshes_ == 0) return false;
   for (int level = 0; level < kMaxLevels; ++level) {
-    if (levels_with_entries[level] && !learned_[level]) return false;
+    if (levels_with_keys[level] && !learned_[level]) return false;
   }
   *densities = density_;
+  return true;
+}
+
+bool LevelWorkload::LevelProbes(
+    const std::array<bool, kMaxLevels>& levels_with_keys,
+    PerLevel* probes) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (refreshes_ == 0) return false;
+  for (int level = 0; level < kMaxLevels; ++level) {
+    if (levels_with_keys[level] && !learned_[level]) return false;
+  }
+  *probes = level_probes_;
   return true;
 }
 
@@ -153,6 +209,22 @@ std::array<bool, kMaxLevels> LevelWorkload::LearnedLevels() const {
   return learned_;
 }
 
+bool LevelWorkload::HasSampledKeys() const {
+  for (const auto& level : cells_) {
+    for (const Cell& cell : level) {
+      if (cell.sampled_keys.load(std::memory_order_relaxed) > 0) return true;
+    }
+  }
+  return false;
+}
+
+int LevelWorkload::DeviantBuckets(int level) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  int n = 0;
+  for (bool deviant : bucket_deviant_[Clamp(level)]) n += deviant;
+  return n;
+}
+
 double LevelWorkload::TableDensityFactor(int level, int first_bucket,
                                          int last_bucket) const {
   level = Clamp(level);
@@ -160,28 +232,52 @@ double LevelWorkload::TableDensityFactor(int level, int first_bucket,
   last_bucket = std::clamp(last_bucket, first_bucket, kBuckets - 1);
   std::lock_guard<std::mutex> lock(mutex_);
   if (!learned_[level] || !(density_[level] > 0)) return 1;
-  const double floor = density_[level] / 64;
-  auto density_of = [&](int b) {
-    if (!bucket_learned_[level][b]) return density_[level];
-    const double n = bucket_samples_[level][b];
-    const double credible = n / (n + kCredibleSamples);
-    return std::max(
-        credible * bucket_density_[level][b] + (1 - credible) * density_[level],
-        floor);
-  };
-  double log_sum = 0, entries_sum = 0;
+  bool any_deviant = false;
+  for (bool deviant : bucket_deviant_[level]) any_deviant |= deviant;
+  if (!any_deviant) return 1;
+  // A bucket's density relative to its level's, from their absent samples
+  // (both decayed alike): where it passed the significance test its own,
+  // moved kSettledZ standard deviations toward the level's; else exactly
+  // the level's.
+  double samples = 0, exposure = 0;
   for (int b = 0; b < kBuckets; ++b) {
-    const int64_t entries =
-        cells_[level][b].sampled_entries.load(std::memory_order_relaxed);
-    if (entries <= 0) continue;
-    log_sum += static_cast<double>(entries) * std::log(density_of(b));
-    entries_sum += static_cast<double>(entries);
+    samples += bucket_samples_[level][b];
+    exposure += bucket_exposure_[level][b];
   }
-  if (!(entries_sum > 0)) return 1;
-  double table = 0;
-  for (int b = first_bucket; b <= last_bucket; ++b) table += density_of(b);
-  table /= last_bucket - first_bucket + 1;
-  return std::exp(std::log(table) - log_sum / entries_sum);
+  if (!(samples > 0) || !(exposure > 0)) return 1;
+  PerBucket relative;
+  for (int b = 0; b < kBuckets; ++b) {
+    relative[b] = 1;
+    if (!bucket_deviant_[level][b]) continue;
+    const double expected = samples * bucket_exposure_[level][b] / exposure;
+    const double seen = bucket_samples_[level][b];
+    const double error = kSettledZ * std::sqrt(expected);
+    const double shrunk = seen > expected ? std::max(seen - error, expected)
+                                          : std::min(seen + error, expected);
+    relative[b] = std::max(shrunk / expected, 1.0 / 64);
+  }
+  // The density of a table over `span` buckets from `first`: the mean of
+  // its buckets' (absent probes add up over its key range).
+  const int span = last_bucket - first_bucket + 1;
+  auto run_density = [&relative, span](int first) {
+    const int last = std::min(first + span - 1, kBuckets - 1);
+    first = std::max(0, last - span + 1);
+    double sum = 0;
+    for (int b = first; b <= last; ++b) sum += relative[b];
+    return sum / (last - first + 1);
+  };
+  // The level's: the key-weighted geometric mean over the runs of `span`
+  // buckets that start at each bucket, as the level's tables would tile it.
+  double log_sum = 0, keys_sum = 0;
+  for (int b = 0; b < kBuckets; ++b) {
+    const int64_t keys =
+        cells_[level][b].sampled_keys.load(std::memory_order_relaxed);
+    if (keys <= 0) continue;
+    log_sum += static_cast<double>(keys) * std::log(run_density(b));
+    keys_sum += static_cast<double>(keys);
+  }
+  if (!(keys_sum > 0)) return 1;
+  return std::exp(std::log(run_density(first_bucket)) - log_sum / keys_sum);
 }
 
 void LevelWorkload::Forget() {
@@ -194,10 +290,11 @@ void LevelWorkload::Forget() {
     }
   }
   held_periods_.fill(0);
-  for (auto& level : held_entries_) level.fill(0);
+  for (auto& level : held_keys_) level.fill(0);
   pending_.store(0, std::memory_order_relaxed);
-  for (auto& level : bucket_learned_) level.fill(false);
+  ForgetBuckets();
   density_.fill(0);
+  level_probes_.fill(0);
   learned_.fill(false);
   refreshes_ = 0;
   version_.fetch_add(1, std::memory_order_release);

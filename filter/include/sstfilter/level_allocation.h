@@ -41,6 +41,7 @@
 // + mu * w_i * build(b).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -156,10 +157,13 @@ struct LevelAllocationLimits {
   static constexpr double kMaxAverageBitsPerKey = 100.0;
   static constexpr double kMinSizeRatio = 2.0;
   static constexpr double kMaxSizeRatio = 100.0;
-  // The levels of one allocation: those of up to four trees side by side,
-  // as LevelAware allocates the column families under one memory limit
-  // jointly.
-  static constexpr uint32_t kMaxJointLevels = 4 * kMaxLevels;
+  // The levels of one tree (AllocateLevels). AllocateTree takes any
+  // number: LevelAware allocates every level of the column families under
+  // one memory limit jointly. Past this many its final exchange of memory
+  // between pairs of levels (quadratic in them) is left out: with a
+  // hundred levels side by side, each level's step from the optimum is
+  // small against the whole.
+  static constexpr uint32_t kMaxLevelsExchanged = kMaxLevels;
 };
 
 // The allocation over `model`'s kinds. Memory: the sum of entries_i *
@@ -176,9 +180,9 @@ Status AllocateLevels(const LevelCostModel& model, double average_bits_per_key,
 // The same over any tree: `levels_from_bottom[0]` is the bottom (largest)
 // level, the last is L0; entry shares are normalised to sum to 1, and
 // absent probes may be in any unit (only their ratios matter). A level no
-// absent probe reaches gets the smallest filter. At most
-// LevelAllocationLimits::kMaxJointLevels levels, at least one with a
-// positive share and one with positive absent probes.
+// absent probe reaches gets the smallest filter. At least one level with a
+// positive share and one with positive absent probes; O(levels) but for
+// the exchange between pairs (kMaxLevelsExchanged).
 Status AllocateTree(const LevelCostModel& model, double average_bits_per_key,
                     const std::vector<LevelLoad>& levels_from_bottom,
                     LevelAllocation* out);
@@ -215,5 +219,91 @@ double LevelShare(double size_ratio, uint32_t num_levels, uint32_t level);
 // written by flushes), (size_ratio + 1) / 2 for every other level. A tree
 // of one level is one level built by compactions or ingestion: weight 1.
 double LevelBuildWeight(double size_ratio, uint32_t num_levels, uint32_t level);
+
+// The account: what holds filter memory to what is asked.
+//
+// A budget (an average bits/key, or a limit in bits) is owed by the live
+// filters it covers: `due` bits. They hold `held` bits. Filters are
+// immutable, so only the ones built next can make up a difference: each
+// new filter gets its level's allocation plus a correction in bits/key,
+//
+//   correction = integral - kGain * error per key,   error = held - due,
+//
+// and every key built moves the integral by -kIntegralGain * error per key
+// * (keys built / keys covered). The proportional part pays an error over
+// about 1/kGain of a rewrite of the covered keys; alone it would leave
+// 1/(1 + kGain) of a steady bias in place (a tree whose levels hold other
+// shares than the allocation assumed, sizes rounded to a kind's grid, files
+// moved down whole), which the integral removes: at rest the error is 0
+// and the integral equals minus the bias. The error is measured, never
+// estimated, from the filters' own sizes, so what one job leaves the next
+// pays.
+//
+// The gains, as a linear model over rewrites of the covered keys (new
+// filters replace old ones at rate 1 per rewrite, so de/dt = c + bias - e,
+// dI/dt = -kIntegralGain * e, c = I - kGain * e): the characteristic
+// polynomial s^2 + (1 + kGain) s + kIntegralGain is critically damped at
+// kIntegralGain = (1 + kGain)^2 / 4, which settles within about one
+// rewrite. (Leveled compaction rewrites a key about T/2 times per level it
+// passes, so a tree growing by a tenth is rewritten about once.)
+
+// What a budget's filters hold and owe, as a caller sums them.
+struct AccountTotals {
+  double held_bits = 0;  // the covered filters' bits
+  double due_bits = 0;   // what they owe: the average x keys, or the limit
+  // Keys added to the filters a correction applies to (what filters are
+  // sized by): all covered ones for an average; under a limit that leaves
+  // some files without a filter, those with one.
+  double keys = 0;
+  // Every key ever built into a covered filter, a running count: the
+  // integral moves by what was built since it last moved.
+  double keys_built = 0;
+};
+
+class MemoryAccount {
+ public:
+  // Proportional gain: an error is paid over 1/kGain of a rewrite.
+  static constexpr double kGain = 2;
+  // Critically damped with kGain (above).
+  static constexpr double kIntegralGain = (1 + kGain) * (1 + kGain) / 4;
+  // The correction is at most this share of the average owed per key, or
+  // kMinCorrectionBound bits/key if that is more, either way: a table is
+  // never sized far from its level's allocation (FPR is convex in bits,
+  // so spreading bits unevenly costs wasted reads), and the rest of an
+  // error is paid by the tables after it.
+  static constexpr double kMaxCorrectionShare = 0.25;
+  static constexpr double kMinCorrectionBound = 1.0;
+
+  // The bits/key to add to a new filter's allocation, from `now` (the
+  // totals before it). Moves the integral by the keys built since the
+  // last call.
+  double Correction(const AccountTotals& now) {
+    if (!(now.keys > 0)) return integral_;
+    const double error_per_key = (now.held_bits - now.due_bits) / now.keys;
+    const double bound = Bound(now);
+    if (keys_built_seen_ >= 0 && now.keys_built > keys_built_seen_) {
+      const double built = now.keys_built - keys_built_seen_;
+      integral_ -=
+          kIntegralGain * error_per_key * std::min(built / now.keys, 1.0);
+      // No wind-up: the integral alone never asks for more than a
+      // correction may give.
+      integral_ = std::clamp(integral_, -bound, bound);
+    }
+    keys_built_seen_ = now.keys_built;
+    return std::clamp(integral_ - kGain * error_per_key, -bound, bound);
+  }
+
+  // The learned bias (bits/key the allocation is corrected by at rest).
+  double integral() const { return integral_; }
+
+ private:
+  static double Bound(const AccountTotals& now) {
+    return std::max(kMinCorrectionBound,
+                    kMaxCorrectionShare * now.due_bits / now.keys);
+  }
+
+  double integral_ = 0;
+  double keys_built_seen_ = -1;  // none yet: the first call sets it
+};
 
 }  // namespace sstfilter

@@ -7,28 +7,40 @@
 // bucket of the key space, the probe's absent weight: 1 / (1 - FPR) if the
 // filter said "no" (an absent key; a filter passes a fraction FPR of them),
 // 0 if it said "may match" (a hit, or one of those FPR). Dividing by the
-// entries of the sampled tables there gives absent probes per entry, which
-// does not depend on how many of the level's tables are sampled (tables
-// built before the process started are not). Hits enter by themselves: a
-// key found at the bottom is a "may match" there, not an absent probe.
+// keys added to the sampled tables there gives absent probes per key,
+// which does not depend on how many of the level's tables are sampled
+// (tables built before the process started are not). Hits enter by
+// themselves: a key found at the bottom is a "may match" there, not an
+// absent probe.
 //
 // Key buckets: kBuckets equal slices of the column family's key space,
 // between the smallest and largest keys its tables were built with, by the
 // 8 bytes after their common prefix read as a big-endian number (keys are
 // taken in bytewise order). Per level, LevelAware gives a table whose key
-// range draws more absent probes per entry than its level's average more
+// range draws more absent probes per key than its level's average more
 // bits, and one that draws fewer, fewer, so that the level's memory stays
-// the same: the table's bits/key move by log(density / the level's mean
-// log density) over the log of the FPR's fall per bit. For curves of
-// constant FPR ratio per bit, that is Monkey's optimum over tables instead
-// of levels (bits/key affine in the log of a table's access rate).
+// the same: the table's bits/key move by log(its density / the level's)
+// over the log of the FPR's fall per bit. For curves of constant FPR ratio
+// per bit, that is Monkey's optimum over tables instead of levels (bits/key
+// affine in the log of a table's access rate).
+//
+// Noise cannot move a table's bits: a bucket's own density counts only
+// while its absent samples differ from what its level's rate predicts for
+// its sampled keys by more than their sampling error (more than kDeviantZ
+// standard deviations of a Poisson count, with at least
+// kMinExpectedSamples expected), and, once it counts, until they differ
+// by less than kSettledZ (hysteresis); and then at its count moved
+// kSettledZ deviations toward the level's, so that a bucket past the test
+// by chance moves its tables by a fraction of a bit. Every other bucket
+// takes its level's density. On a workload that is uniform over the key
+// space, every table of a level so gets the level's bits.
 //
 // Decay: every kRefreshSamples samples (about kSampleEvery * kRefreshSamples
 // probes) the next table build folds them into the learned densities,
 // which keep half their old weight; a changed workload carries 1/8 of the
 // old after three refreshes. The state is memory only: a restart, or
 // Forget(), costs nothing but memory efficiency until it is learned again,
-// and until every level with entries has sampled tables the policy uses
+// and until every level with keys has sampled tables the policy uses
 // its model.
 //
 // Thread-safe: readers record lock-free (relaxed atomics, written on one
@@ -62,12 +74,19 @@ class LevelWorkload {
   // Samples per refresh: enough that a level holding 1% of the probes gets
   // about five per refresh.
   static constexpr uint64_t kRefreshSamples = 512;
-  // Absent samples (decayed) at which a bucket's own density counts half:
-  // its relative error is then about a quarter. A level's density is
-  // learned from at least this many sampled probes, held over up to
-  // kMaxHeldPeriods refreshes (then from what there is: a level the
-  // lookups stopped reaching is followed within that many).
+  // A level's density is learned from at least this many sampled probes,
+  // held over up to kMaxHeldPeriods refreshes (then from what there is: a
+  // level the lookups stopped reaching is followed within that many).
   static constexpr double kCredibleSamples = 16;
+  // A bucket's own density counts from this many standard deviations of
+  // its absent samples away from what its level's rate predicts, and
+  // until it is back within kSettledZ, with at least kMinExpectedSamples
+  // expected (decayed). A Poisson count of 16 passes 5 deviations by
+  // chance about once in 10^5 tests; decayed counts (sums of halves)
+  // vary less than a Poisson count of their mean, rarer still.
+  static constexpr double kDeviantZ = 5;
+  static constexpr double kSettledZ = 3;
+  static constexpr double kMinExpectedSamples = 16;
   static constexpr uint32_t kMaxHeldPeriods = 4;
   // A sample's absent weight is kept in 1/kWeightUnit.
   static constexpr uint32_t kWeightUnit = 1024;
@@ -91,12 +110,11 @@ class LevelWorkload {
     pending_.fetch_add(1, std::memory_order_relaxed);
   }
 
-  // Entries of a sampled table at `level` whose keys run from bucket
+  // Keys added to a sampled table at `level` whose keys run from bucket
   // `first_bucket` to `last_bucket` (BucketOf its smallest and largest
-  // keys), with a reader now: a reader adds its table's entries when made
-  // and takes them back when freed.
-  void AddSampledEntries(int level, int first_bucket, int last_bucket,
-                         int64_t delta);
+  // keys): added while its file lives, taken back when it goes.
+  void AddSampledKeys(int level, int first_bucket, int last_bucket,
+                      int64_t delta);
 
   // Widens the key space to hold [smallest, largest] (a table's keys). A
   // key space that grows by more than a bucket on either side drops the
@@ -109,33 +127,54 @@ class LevelWorkload {
   // are kRefreshSamples of them; true if it did. A level with fewer than
   // kCredibleSamples sampled probes (a table or two that came and went)
   // keeps them for a later refresh instead (kMaxHeldPeriods).
-  bool MaybeRefresh();
+  // `level_keys`: the keys each level holds now, of which its sampled
+  // files hold some (files built before the process started are not
+  // sampled): a level's absent probes are its sampled files' scaled by
+  // that; null: every file is sampled.
+  bool MaybeRefresh(const PerLevel* level_keys = nullptr);
 
-  // The learned absent probes per entry of each level (any unit, the same
-  // for every level), for the levels of `levels_with_entries`; false, and
+  // The learned absent probes per key of each level (any unit, the same
+  // for every level), for the levels of `levels_with_keys`; false, and
   // nothing written, until each of them has had sampled tables and the
   // learned state has had a refresh.
-  bool Densities(const std::array<bool, kMaxLevels>& levels_with_entries,
+  bool Densities(const std::array<bool, kMaxLevels>& levels_with_keys,
                  PerLevel* densities) const;
+
+  // The learned absent probes reaching each level as a whole per refresh
+  // period (any unit, the same for every level), for the levels of
+  // `levels_with_keys`; false, and nothing written, as for Densities. A
+  // level whose files tile the key space is probed by every absent Get,
+  // however many keys it holds: unlike its density per key, this does not
+  // move when compactions move keys between levels.
+  bool LevelProbes(const std::array<bool, kMaxLevels>& levels_with_keys,
+                   PerLevel* probes) const;
 
   // The levels whose density has been learned (false everywhere before the
   // first refresh).
   std::array<bool, kMaxLevels> LearnedLevels() const;
 
-  // How many times its level's mean a table at `level` over buckets
-  // first..last draws in absent probes per entry, as a factor on the
-  // log scale: exp(log of its density - the entry-weighted mean log density
-  // of the level's buckets). 1 where nothing is learned of the level's
-  // buckets. A bucket's density counts in proportion to its samples, n /
-  // (n + kCredibleSamples), the rest being the level's (a few samples say
-  // little of a range); densities are floored at 1/64 of the level's mean,
-  // so an unprobed range still gets a filter.
+  // How many times its level's a table at `level` over buckets
+  // first..last draws in absent probes per key: its density (the mean of
+  // its buckets': probes add up) over the level's, taken as the
+  // key-weighted geometric mean of the densities of every run of as many
+  // buckets as the table spans, so that tables that tile the level keep
+  // its memory (sum of keys x log factor = 0). Exactly 1 where no bucket
+  // of the level counts on its own (the significance test above), and on
+  // a uniform workload. Densities are floored at 1/64 of the level's, so
+  // an unprobed range still gets a filter.
   double TableDensityFactor(int level, int first_bucket, int last_bucket) const;
+
+  // Whether any sampled file's keys are counted now (a column family whose
+  // files no learning builder made has none).
+  bool HasSampledKeys() const;
+
+  // How many of the level's buckets count on their own now (tests, tools).
+  int DeviantBuckets(int level) const;
 
   // Changes whenever the densities do.
   uint64_t version() const { return version_.load(std::memory_order_acquire); }
 
-  // Drops everything learned (not the readers' sampled entries, which are
+  // Drops everything learned (not the sampled keys, which are
   // what is alive now).
   void Forget();
 
@@ -144,7 +183,7 @@ class LevelWorkload {
     std::atomic<uint64_t> absent_weight{0};
     std::atomic<uint32_t> absent_samples{0};
     std::atomic<uint32_t> samples{0};  // every sampled probe, "no" or not
-    std::atomic<int64_t> sampled_entries{0};
+    std::atomic<int64_t> sampled_keys{0};
   };
   static int Clamp(int level) {
     return level < 0 ? 0 : level >= kMaxLevels ? kMaxLevels - 1 : level;
@@ -157,6 +196,8 @@ class LevelWorkload {
     std::atomic<uint64_t> high{0};  // 0: no key range yet
   };
   static uint64_t Prefix8(std::string_view key, size_t offset);
+  void ForgetBuckets();           // needs mutex_
+  void UpdateDeviant(int level);  // needs mutex_
 
   std::array<std::array<Cell, kBuckets>, kMaxLevels> cells_;
   KeySpace key_space_;
@@ -164,15 +205,21 @@ class LevelWorkload {
   std::atomic<uint64_t> version_{0};
   mutable std::mutex mutex_;  // guards what follows
   std::string smallest_, largest_;
-  std::array<PerBucket, kMaxLevels> bucket_density_{};
-  std::array<PerBucket, kMaxLevels> bucket_samples_{};  // decayed as density
+  // Per bucket, decayed by half at each refresh: absent weight, absent
+  // samples and exposure (sampled keys x refresh periods); whether its own
+  // density counts (the significance test, with hysteresis).
+  std::array<PerBucket, kMaxLevels> bucket_weight_{};
+  std::array<PerBucket, kMaxLevels> bucket_samples_{};
+  std::array<PerBucket, kMaxLevels> bucket_exposure_{};
   std::array<std::array<bool, kBuckets>, kMaxLevels> bucket_learned_{};
+  std::array<std::array<bool, kBuckets>, kMaxLevels> bucket_deviant_{};
   PerLevel density_{};
+  PerLevel level_probes_{};
   std::array<bool, kMaxLevels> learned_{};
-  // Refresh periods whose samples each level still holds, and the entries
-  // its buckets had sampled in each, summed.
+  // Refresh periods whose samples each level still holds, and the keys its
+  // buckets had sampled in each, summed.
   std::array<uint32_t, kMaxLevels> held_periods_{};
-  std::array<PerBucket, kMaxLevels> held_entries_{};
+  std::array<PerBucket, kMaxLevels> held_keys_{};
   uint32_t refreshes_ = 0;
 };
 
