@@ -77,7 +77,7 @@
 
 #include "alloc_meter.h"
 #include "bench_keys.h"
-#include "level_aware_state.h"
+#include "level_aware_inspection.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"

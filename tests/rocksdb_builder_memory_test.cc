@@ -14,7 +14,8 @@
 #include <tuple>
 #include <vector>
 
-#include "level_aware_state.h"
+#include "job_handoff.h"
+#include "level_aware_tree.h"
 #include "rocksdb/table.h"
 #include "rocksdb_builder_metering.h"
 
@@ -112,10 +113,10 @@ TEST(LevelAwareBuildMemory, ALearningBuildKeepsNoKey) {
   std::vector<rocksdb_plugin::TreeFile> files;
   for (int level = 4; level <= 6; ++level) {
     files.push_back({static_cast<uint64_t>(level), level,
-                     static_cast<int64_t>(kKeys), -1, ""});
+                     static_cast<int64_t>(kKeys), -1, -1});
   }
   db->ColumnFamily("")->Replace(files);
-  rocksdb_plugin::BeginJob({{db}, 6, "", nullptr, 0});
+  rocksdb_plugin::BeginJob({{db}, -1, 6});
   const double learning = PeakBeyondFilterOf100ByteKeys(*level_aware, kKeys);
   rocksdb_plugin::EndJob();
   ASSERT_NE(rocksdb_plugin::TakeBuiltTable(), nullptr)

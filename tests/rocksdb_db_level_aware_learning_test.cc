@@ -12,16 +12,16 @@
 #include <map>
 #include <random>
 
-#include "level_aware_state.h"
+#include "level_aware_inspection.h"
 #include "rocksdb_db_support.h"
 
 namespace sstfilter::test_support {
 namespace {
 
-using rocksdb_plugin::ColumnFamilyState;
+using rocksdb_plugin::ColumnFamilyTree;
 
 // What the DB's listener keeps of its default column family.
-std::shared_ptr<ColumnFamilyState> Watched(rdb::DB* db) {
+std::shared_ptr<ColumnFamilyTree> Watched(rdb::DB* db) {
   const auto& listeners = db->GetDBOptions().listeners;
   for (const auto& listener : listeners) {
     auto cf = rocksdb_plugin::WatchedColumnFamily(
@@ -214,8 +214,7 @@ TEST(RocksdbDbLevelAwareLearning, ListenerShowsTheTreeFromTheFirstFlush) {
   }
   auto db = Open(options, dir.path());
   ASSERT_NE(db, nullptr);
-  Put(db.get(), Range(kKeys, 1000));
-  Flush(db.get());
+  PutSettled(db.get(), Range(kKeys, 1000));
   const auto cf = Watched(db.get());
   ASSERT_NE(cf, nullptr);
   const rocksdb_plugin::TreeTotals tree = cf->Totals();
@@ -226,7 +225,7 @@ TEST(RocksdbDbLevelAwareLearning, ListenerShowsTheTreeFromTheFirstFlush) {
   }
   EXPECT_GE(total, static_cast<int64_t>(kKeys));
   EXPECT_GT(deepest, total / 2);
-  EXPECT_GT(cf->flush_entries(), 0);
+  EXPECT_GT(cf->Snapshot().flush_keys, 0);
   EXPECT_GT(tree[0].files, 0);
 }
 

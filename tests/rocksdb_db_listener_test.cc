@@ -12,14 +12,15 @@
 #include <sstream>
 #include <thread>
 
-#include "level_aware_state.h"
+#include "job_handoff.h"
+#include "level_aware_inspection.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb_db_support.h"
 
 namespace sstfilter::test_support {
 namespace {
 
-using rocksdb_plugin::ColumnFamilyState;
+using rocksdb_plugin::ColumnFamilyTree;
 
 constexpr const char* kListener = kLevelAwareListenerName;
 
@@ -38,7 +39,7 @@ rdb::Options ListenedOptions(const std::string& policy) {
       SettledOptions(config, /*dynamic_layout=*/true));
 }
 
-std::shared_ptr<ColumnFamilyState> Watched(
+std::shared_ptr<ColumnFamilyTree> Watched(
     rdb::DB* db, const std::string& cf = rdb::kDefaultColumnFamilyName) {
   for (const auto& listener : db->GetDBOptions().listeners) {
     if (auto state = rocksdb_plugin::WatchedColumnFamily(*listener, db, cf)) {
@@ -89,8 +90,7 @@ TEST(RocksdbDbListener, TheOptionsFileKeepsItAndTheLogSaysItWatches) {
     ASSERT_TRUE(s.ok()) << s.ToString();
     ASSERT_EQ(reopened.db_options.listeners.size(), 1u);
     EXPECT_STREQ(reopened.db_options.listeners[0]->Name(), kListener);
-    Put(reopened.db.get(), Range(20000, 1000));
-    ASSERT_TRUE(reopened.db->Flush(rdb::FlushOptions()).ok());
+    PutSettled(reopened.db.get(), Range(20000, 1000));
     EXPECT_NE(Watched(reopened.db.get()), nullptr);
   }
   const std::string log = ReadLog(dir.path());  // closed: all written
@@ -160,11 +160,10 @@ void Learn(rdb::DB* db, uint64_t keys) {
   for (uint64_t i = 0; i < 400000; ++i) {
     ASSERT_TRUE(db->Get(rdb::ReadOptions(), Key(i % keys), &value).ok());
   }
-  Put(db, Range(keys, 2000));  // a build refreshes what was learned
-  Flush(db);
+  PutSettled(db, Range(keys, 2000));  // a build refreshes what was learned
 }
 
-bool AnyLevelLearned(const ColumnFamilyState& cf) {
+bool AnyLevelLearned(const ColumnFamilyTree& cf) {
   for (bool learned : cf.workload().LearnedLevels()) {
     if (learned) return true;
   }
@@ -189,8 +188,7 @@ TEST(RocksdbDbListener, ADbOpenedAfterAnotherStartsFromTheModel) {
     TempDir dir;
     auto db = Open(options, dir.path());
     ASSERT_NE(db, nullptr);
-    Put(db.get(), Range(0, 2000));
-    Flush(db.get());
+    PutSettled(db.get(), Range(0, 2000), Key, 2000);
     const auto cf = Watched(db.get());
     ASSERT_NE(cf, nullptr);
     EXPECT_FALSE(AnyLevelLearned(*cf)) << "cycle " << cycle;
@@ -222,7 +220,8 @@ TEST(RocksdbDbListener, ADbClosedBehindASharedLoggerLeavesNothing) {
     // Only this DB's state and tables: the one closed before is dropped.
     EXPECT_EQ(rocksdb_plugin::WatchedDbCount(*options.listeners[0]), 1u)
         << "cycle " << cycle;
-    EXPECT_GT(rocksdb_plugin::LiveIndexedRecords(), before) << "cycle " << cycle;
+    EXPECT_GT(rocksdb_plugin::LiveIndexedRecords(), before)
+        << "cycle " << cycle;
     EXPECT_LE(rocksdb_plugin::LiveIndexedRecords(), before + live.size())
         << "cycle " << cycle;
   }
@@ -235,6 +234,10 @@ TEST(RocksdbDbListener, EachColumnFamilyKeepsItsOwnOptimizeFiltersForHits) {
   TempDir dir;
   rdb::Options options = ListenedOptions("sstfilter.LevelAware:10");
   options.create_missing_column_families = true;
+  // Only the manual compactions below run (with RocksDB's own running too,
+  // its forced rewrite of the bottom sometimes skipped the file it had just
+  // moved there, which kept its flush's filter).
+  options.disable_auto_compactions = true;
   rdb::ColumnFamilyOptions for_hits(options);
   for_hits.optimize_filters_for_hits = true;
   std::vector<rdb::ColumnFamilyDescriptor> families = {
@@ -305,6 +308,126 @@ TEST(RocksdbDbListener, ClosingADbWhileAnotherLearnsLosesNoKey) {
   EXPECT_EQ(lost.load(), 0u);
   const LookupCounts all = MultiGetAll(busy.get(), Range(0, kKeys));
   EXPECT_EQ(all.found, kKeys);
+}
+
+// Two DBs holding the same keys, flushed alike, have files whose filter
+// blocks are byte for byte the same: a reader of such a block cannot tell
+// which DB it serves, so it samples into neither. Before, the block was
+// indexed for the DB that built it last, and a reader made later for the
+// other's file (here: that DB reopened) sampled into it.
+TEST(RocksdbDbListener, IdenticalBlocksInTwoDbsSampleIntoNeither) {
+  const rdb::Options options = ListenedOptions("sstfilter.LevelAware:10");
+  TempDir dir_a, dir_b;
+  auto a = Open(options, dir_a.path());
+  auto b = Open(options, dir_b.path());
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  PutSettled(a.get(), Range(0, 5000), Key, 5000);
+  PutSettled(b.get(), Range(0, 5000), Key, 5000);
+  a.reset();
+  a = Open(options, dir_a.path());  // its readers are made anew
+  ASSERT_NE(a, nullptr);
+  const auto cf_b = Watched(b.get());
+  ASSERT_NE(cf_b, nullptr);
+  const uint64_t before_b = cf_b->samples();
+  std::string value;
+  for (uint64_t i = 0; i < 100000; ++i) {
+    a->Get(rdb::ReadOptions(), Key(i), &value).PermitUncheckedError();
+  }
+  EXPECT_EQ(cf_b->samples(), before_b) << "A's Gets sampled into B";
+  // A's own files, not B's twins, sample into A.
+  PutSettled(a.get(), Range(100000, 5000), Key, 5000);
+  const auto cf_a = Watched(a.get());
+  ASSERT_NE(cf_a, nullptr);
+  const uint64_t before_a = cf_a->samples();
+  for (uint64_t i = 100000; i < 200000; ++i) {
+    a->Get(rdb::ReadOptions(), Key(i), &value).PermitUncheckedError();
+  }
+  EXPECT_GT(cf_a->samples(), before_a);
+  EXPECT_EQ(cf_b->samples(), before_b);
+}
+
+// A column family dropped and made again under its name starts from the
+// model: RocksDB gives it another id, and nothing learned of the old one
+// carries over (before, its state was kept by name).
+TEST(RocksdbDbListener, AColumnFamilyMadeAgainStartsFromTheModel) {
+  TempDir dir;
+  rdb::Options options = ListenedOptions("sstfilter.LevelAware:10");
+  auto db = Open(options, dir.path());
+  ASSERT_NE(db, nullptr);
+  rdb::ColumnFamilyHandle* handle = nullptr;
+  ASSERT_TRUE(db->CreateColumnFamily(options, "again", &handle).ok());
+  rdb::WriteOptions write;
+  write.disableWAL = true;
+  auto fill = [&](uint64_t keys) {
+    for (uint64_t i = 0; i < keys; ++i) {
+      ASSERT_TRUE(db->Put(write, handle, Key(i), Value(i)).ok());
+    }
+    ASSERT_TRUE(db->Flush(rdb::FlushOptions(), handle).ok());
+    ASSERT_TRUE(rocksdb_compat::WaitForCompactions(db.get()).ok());
+  };
+  fill(20000);
+  std::string value;
+  for (uint64_t i = 0; i < 400000; ++i) {
+    db->Get(rdb::ReadOptions(), handle, Key(i % 20000), &value)
+        .PermitUncheckedError();
+  }
+  fill(2000);  // a build refreshes what was learned
+  const auto first = Watched(db.get(), "again");
+  ASSERT_NE(first, nullptr);
+  EXPECT_TRUE(AnyLevelLearned(*first));
+  ASSERT_TRUE(db->DropColumnFamily(handle).ok());
+  ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+  ASSERT_TRUE(db->CreateColumnFamily(options, "again", &handle).ok());
+  fill(2000);
+  const auto second = Watched(db.get(), "again");
+  ASSERT_NE(second, nullptr);
+  EXPECT_NE(second, first);
+  EXPECT_FALSE(AnyLevelLearned(*second));
+  EXPECT_EQ(second->Totals()[0].files, 1);
+  ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+}
+
+// A compaction still running when its DB closes is never reported done
+// (RocksDB skips OnCompactionCompleted at shutdown), and a DB reopened
+// numbers its jobs from the start again: a job of the reopened DB with the
+// closed one's id is the reopened one's (before, the closed DB's entry
+// stayed in a map of the listener's and took it).
+TEST(RocksdbDbListener, AJobIdOfAClosedDbIsNotTheReopenedOnes) {
+  TempDir dir;
+  const rdb::Options options = ListenedOptions("sstfilter.LevelAware:10");
+  std::shared_ptr<rdb::EventListener> listener = options.listeners[0];
+  rdb::CompactionJobInfo begun;
+  begun.cf_id = 0;
+  begun.cf_name = rdb::kDefaultColumnFamilyName;
+  begun.job_id = 4242;
+  begun.output_level = 6;
+  {
+    auto db = Open(options, dir.path());
+    ASSERT_NE(db, nullptr);
+    PutSettled(db.get(), Range(0, 2000));
+    // The listener sees job 4242 begin; the DB closes before it ends.
+    listener->OnCompactionBegin(db.get(), begun);
+    rocksdb_plugin::EndJob();
+  }
+  auto db = Open(options, dir.path());
+  ASSERT_NE(db, nullptr);
+  PutSettled(db.get(), Range(2000, 2000));
+  // A subcompaction of the reopened DB's job 4242 begins on this thread:
+  // a builder here builds for the reopened DB.
+  rdb::SubcompactionJobInfo sub;
+  sub.cf_id = 0;
+  sub.cf_name = rdb::kDefaultColumnFamilyName;
+  sub.job_id = 4242;
+  sub.output_level = 6;
+  listener->OnSubcompactionBegin(sub);
+  rdb::BlockBasedTableOptions table;
+  rdb::FilterBuildingContext context(table);
+  context.column_family_name = rdb::kDefaultColumnFamilyName;
+  context.info_log = db->GetDBOptions().info_log.get();
+  const rocksdb_plugin::JobView job = rocksdb_plugin::JobOf(context);
+  listener->OnSubcompactionCompleted(sub);
+  EXPECT_EQ(job.column_family, Watched(db.get()));
 }
 
 }  // namespace

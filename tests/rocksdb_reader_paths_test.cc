@@ -226,5 +226,38 @@ TEST(SampledReaderTest, ReportsAboutOneProbeIn256AndAnswersAsUnsampled) {
   }
 }
 
+// A MultiGet batch is sorted: the keys a batch reports are drawn from all
+// of its positions, not its first (its smallest) nor any fixed one.
+TEST(SampledReaderTest, BatchesReportKeysFromEveryPosition) {
+  const auto keys = Keys("key", 64);
+  std::vector<std::string> queries = Keys("absent", 256 * 32 * 8);
+  std::vector<rdb::Slice> slices(queries.begin(), queries.end());
+  std::vector<rdb::Slice*> pointers;
+  for (auto& slice : slices) pointers.push_back(&slice);
+  const std::string block = BloomBytes(keys.size(), 10, 2, keys);
+  auto sampler = std::make_shared<CountingSampler>();
+  std::unique_ptr<rdb::FilterBitsReader> sampled(rocksdb_plugin::NewBitsReader(
+      rdb::Slice(block), BlockFamily::kRocksdbBuiltin, sampler));
+  std::map<std::string, size_t> position;
+  for (size_t start = 0; start + 32 <= queries.size(); start += 32) {
+    for (size_t i = 0; i < 32; ++i) position[queries[start + i]] = i;
+    bool answers[32];
+    sampled->MayMatch(32, pointers.data() + start, answers);
+  }
+  // 256 samples over 32 positions.
+  ASSERT_NEAR(sampler->recorded.size(), queries.size() / 256, 1.0);
+  std::vector<size_t> per_position(32, 0);
+  double sum = 0;
+  for (const auto& [key, may_match] : sampler->recorded) {
+    ++per_position[position.at(key)];
+    sum += static_cast<double>(position.at(key));
+  }
+  size_t seen = 0;
+  for (size_t count : per_position) seen += count > 0;
+  EXPECT_GE(seen, 24u) << "positions a sample fell on, of 32";
+  EXPECT_NEAR(sum / static_cast<double>(sampler->recorded.size()), 15.5, 3.0)
+      << "mean position";
+}
+
 }  // namespace
 }  // namespace sstfilter::test_support

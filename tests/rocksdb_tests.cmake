@@ -4,6 +4,11 @@ sstfilter_add_test(rocksdb_policy_test
   SOURCES rocksdb_policy_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
+# LevelAware's tree and block index, driven as the listener drives them.
+sstfilter_add_test(level_aware_tree_test
+  SOURCES level_aware_tree_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals
+  LABELS rocksdb)
 sstfilter_add_test(rocksdb_level_aware_test
   SOURCES rocksdb_level_aware_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
@@ -177,12 +182,12 @@ endif()
 # LevelAware learning from its workload in databases RocksDB compacts.
 sstfilter_add_test(rocksdb_db_level_aware_learning_test
   SOURCES rocksdb_db_level_aware_learning_test.cc
-  LIBS sstfilter_rocksdb_plugin_internals
+  LIBS sstfilter_level_aware_inspection
   LABELS rocksdb)
 # sstfilter.LevelAwareListener by name, its state with its DB's lifetime.
 sstfilter_add_test(rocksdb_db_listener_test
   SOURCES rocksdb_db_listener_test.cc
-  LIBS sstfilter_rocksdb_plugin_internals
+  LIBS sstfilter_level_aware_inspection
   LABELS rocksdb)
 # LevelAware's memory_limit in databases RocksDB compacts.
 sstfilter_add_test(rocksdb_db_memory_limit_test

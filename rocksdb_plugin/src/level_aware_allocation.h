@@ -1,10 +1,11 @@
-// What LevelAware allocates, from what: its settings (the id's fields),
-// the tree of a column family as the listener shows it (level_aware_state.h)
-// or, without the listener, as the model assumes it, the absent-key probes
-// learned or modelled, and the memory: the average asked, corrected for
-// what the live filters take, and a memory limit over every column family
-// the policy serves. The allocation itself is sstfilter/level_allocation.h;
-// the choices' kinds and curves level_cost_model.h.
+// What LevelAware allocates, from what: its settings (the id's fields), a
+// column family's tree as the listener shows it (level_aware_tree.h) or,
+// without the listener, as the model assumes it, the absent-key probes
+// learned or modelled, and the memory, held to what is asked by an
+// account (sstfilter/level_allocation.h, the account): per column family for an average,
+// over every column family the policy object serves for a memory limit.
+// The allocation itself is sstfilter/level_allocation.h; the kinds and
+// their curves level_cost_model.h.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "level_aware_state.h"
+#include "job_handoff.h"
+#include "level_aware_tree.h"
 #include "level_cost_model.h"
 #include "sstfilter/level_allocation.h"
 
@@ -35,8 +37,7 @@ struct LevelAwareSettings {
 };
 
 // The choice where a memory limit leaves a level no filter: no bits, every
-// key "may match". (RocksDB builds no filter where the policy gives no
-// builder, and reads such a table as "may match".)
+// key "may match" (level_aware_builder.h writes a block saying so).
 inline bool IsNoFilter(const FilterChoice& choice) {
   return !(choice.bits_per_key > 0);
 }
@@ -48,34 +49,45 @@ class LevelAwareAllocator {
 
   // The filter of a one-level tree: tables of no level.
   const FilterChoice& Uniform() const;
-  // The choice's model of `kind` for a table (its curve), or null.
+  // The choice's model of `kind` (its curve), or null.
   const KindModel* KindOf(FilterKind kind) const;
+  // The most bits/key a table gets.
+  double MaxBitsPerKey() const;
 
   // Without the listener: the model over levels T apart, from L1 to the
   // bottom of the context (the table's own level if it is bottommost, else
   // num_levels - 1, where the dynamic layout keeps it), and L0.
   FilterChoice ModelChoice(int level, int num_levels, bool bottommost) const;
 
-  // With the listener: the filter of a table of `level` built by `job`
-  // (its column family and tree; where the tree leaves out what the job
-  // replaces, the live filters correct the memory). Under a memory limit,
-  // allocated jointly over every column family this allocator has built
-  // for (they share the limit), and possibly no filter (IsNoFilter).
+  // With the listener: the filter of a new table at `level` of the job's
+  // column family (its tree as it is, with the compactions running), its
+  // level's allocation moved by its account's correction. Under a memory
+  // limit, allocated jointly over every column family of the DBs this
+  // allocator builds for that no other policy builds for (they share the
+  // limit), and possibly no filter (IsNoFilter).
   FilterChoice ChoiceFor(const JobView& job, int level) const;
+
+  // `choice` moved by `delta_bits` bits/key within its kind: exactly for
+  // kinds of any size (BlockedBloom, and RocksDB's by their policy's
+  // bits), to the nearest size for Cuckoo; within [1, MaxBitsPerKey()].
+  FilterChoice Shifted(const FilterChoice& choice, double delta_bits) const;
 
  private:
   struct Tree;
   struct Served;
   const LevelCostModel& OneLevelModel() const;
-  void Allocate(const Tree& tree, double budget, LevelAllocation* out) const;
-  FilterChoice OneColumnFamily(const JobView& job, int level) const;
-  FilterChoice Limited(const JobView& job, int level) const;
-  double Budget(const JobView& job, const std::vector<int>& levels) const;
+  void Allocate(const std::vector<LevelLoad>& loads, double average,
+                LevelAllocation* out) const;
+  FilterChoice Average(const std::shared_ptr<ColumnFamilyTree>& cf,
+                       const TreeSnapshot& snapshot, int level) const;
+  FilterChoice Limited(const JobView& job, const TreeSnapshot& snapshot,
+                       int level) const;
+  void AllocateJointly(std::vector<Tree>& trees, double average) const;
 
   const LevelAwareSettings settings_;
-  // What a column family keeps this allocator's allocation under
-  // (ColumnFamilyState::AllocationFor): one entry per id's settings.
-  const std::string allocation_key_;
+  // What a column family keeps this policy's state under
+  // (ColumnFamilyTree::PolicyStateFor): one entry per id's settings.
+  const std::string settings_key_;
   mutable std::once_flag one_level_once_;
   mutable LevelCostModel one_level_;
   mutable FilterChoice uniform_;
@@ -83,11 +95,14 @@ class LevelAwareAllocator {
   mutable std::mutex model_mutex_;
   mutable std::vector<LevelAllocation> model_allocations_ =
       std::vector<LevelAllocation>(kMaxLevels + 1);
-  // Under a memory limit: the column families served, and their joint
-  // allocation.
+  // Under a memory limit: the column families served, the account of
+  // them all, and their joint allocation.
   mutable std::mutex limit_mutex_;
   mutable std::vector<Served> served_;
-  mutable double budget_ = 0;  // the average of the last joint allocation
+  mutable std::vector<std::weak_ptr<DbState>> served_dbs_;
+  mutable MemoryAccount limit_account_;
+  mutable double joint_average_ = -1;  // of the last joint allocation
+  mutable uint64_t epoch_samples_ = 0;
 };
 
 }  // namespace sstfilter::rocksdb_plugin

@@ -2,8 +2,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <random>
 #include <string>
 #include <utility>
+
+#include "block_index.h"
+#include "job_handoff.h"
+#include "level_aware_allocation.h"
+#include "sstfilter/detail/endian.h"
+#include "sstfilter/hash.h"
 
 namespace sstfilter::rocksdb_plugin {
 namespace {
@@ -11,6 +18,50 @@ namespace {
 using ROCKSDB_NAMESPACE::FilterBitsBuilder;
 using ROCKSDB_NAMESPACE::Slice;
 using RocksStatus = ROCKSDB_NAMESPACE::Status;
+
+// 8 bytes no other block of this process has: a counter mixed with a seed
+// drawn once per process.
+uint64_t UniqueBlockTag() {
+  static const uint64_t seed = [] {
+    std::random_device random;
+    return (uint64_t{random()} << 32) ^ random();
+  }();
+  static std::atomic<uint64_t> counter{0};
+  return Remix64(seed + counter.fetch_add(1, std::memory_order_relaxed));
+}
+
+// The filter of a file without one (level_aware_builder.h).
+class NoFilterBuilder final : public BitsBuilder {
+ public:
+  void AddKey(const Slice& /*key*/) override { ++keys_; }
+  void AddKeyAndAlt(const Slice& /*key*/, const Slice& /*alt*/) override {
+    ++keys_;
+  }
+  size_t EstimateEntriesAdded() override { return keys_; }
+  Slice Finish(std::unique_ptr<const char[]>* buf) override {
+    char* block = new char[kNoFilterBlockBytes]();  // zeros: marker 0
+    detail::StoreLittleEndian<uint64_t>(block, UniqueBlockTag());
+    buf->reset(block);
+    keys_ = 0;
+    return Slice(block, kNoFilterBlockBytes);
+  }
+  Slice Finish(std::unique_ptr<const char[]>* buf,
+               RocksStatus* status) override {
+    *status = RocksStatus::OK();
+    return Finish(buf);
+  }
+  // Any number of keys fits (a partition is cut by the data's size).
+  size_t ApproximateNumEntries(size_t bytes) override { return bytes * 8; }
+  size_t CalculateSpace(size_t /*num_entries*/) override {
+    return kNoFilterBlockBytes;
+  }
+  double EstimatedFpRate(size_t /*num_entries*/, size_t /*bytes*/) override {
+    return 1;
+  }
+
+ private:
+  size_t keys_ = 0;
+};
 
 class LearningBuilder final : public BitsBuilder {
  public:
@@ -41,41 +92,49 @@ class LearningBuilder final : public BitsBuilder {
     return chosen != nullptr ? chosen->EstimateEntriesAdded() : 0;
   }
   Slice Finish(std::unique_ptr<const char[]>* buf) override {
-    FilterBitsBuilder* builder = Sizing();
-    const size_t entries = builder->EstimateEntriesAdded();
-    return Registered(builder->Finish(buf), entries);
+    FilterBitsBuilder* builder = Chosen();
+    const size_t keys = builder->EstimateEntriesAdded();
+    return Registered(builder->Finish(buf), keys);
   }
   Slice Finish(std::unique_ptr<const char[]>* buf,
                RocksStatus* status) override {
-    FilterBitsBuilder* builder = Sizing();
-    const size_t entries = builder->EstimateEntriesAdded();
-    return Registered(builder->Finish(buf, status), entries);
+    FilterBitsBuilder* builder = Chosen();
+    const size_t keys = builder->EstimateEntriesAdded();
+    return Registered(builder->Finish(buf, status), keys);
   }
   RocksStatus MaybePostVerify(const Slice& filter_content) override {
-    return Sizing()->MaybePostVerify(filter_content);
+    return Chosen()->MaybePostVerify(filter_content);
   }
+  // Asked before the first key (a partitioned filter sizes its partitions
+  // in its constructor): answered by a builder of the level's filter made
+  // for the question, so that the file's own choice still waits for its
+  // first key.
   size_t ApproximateNumEntries(size_t bytes) override {
-    return Sizing()->ApproximateNumEntries(bytes);
+    return Sizing().builder->ApproximateNumEntries(bytes);
   }
   size_t CalculateSpace(size_t num_entries) override {
-    FilterBitsBuilder* builder = Sizing();
-    if (chosen_is_ours_) {
-      return static_cast<BitsBuilder*>(builder)->CalculateSpace(num_entries);
+    const SizingBuilder sizing = Sizing();
+    if (sizing.no_filter) return kNoFilterBlockBytes;
+    if (sizing.ours) {
+      return static_cast<BitsBuilder*>(sizing.builder)
+          ->CalculateSpace(num_entries);
     }
-    return rocksdb_compat::BuiltinCalculateSpace(builder, num_entries);
+    return rocksdb_compat::BuiltinCalculateSpace(sizing.builder, num_entries);
   }
   double EstimatedFpRate(size_t num_entries, size_t bytes) override {
-    FilterBitsBuilder* builder = Sizing();
-    if (chosen_is_ours_) {
-      return static_cast<BitsBuilder*>(builder)->EstimatedFpRate(num_entries,
-                                                                 bytes);
+    const SizingBuilder sizing = Sizing();
+    if (sizing.no_filter) return 1;
+    if (sizing.ours) {
+      return static_cast<BitsBuilder*>(sizing.builder)
+          ->EstimatedFpRate(num_entries, bytes);
     }
-    return rocksdb_compat::BuiltinEstimatedFpRate(builder, num_entries, bytes);
+    return rocksdb_compat::BuiltinEstimatedFpRate(sizing.builder, num_entries,
+                                                  bytes);
   }
 
  private:
   // The keys come in order (with, before 9.6, each prefix before its key):
-  // the first is the table's smallest, the last its largest.
+  // the first is the file's smallest, the last its largest.
   void See(const Slice& key) {
     if (!seen_key_) {
       if (chosen_ == nullptr) Choose(key);
@@ -85,11 +144,11 @@ class LearningBuilder final : public BitsBuilder {
     last_key_.assign(key.data(), key.size());
   }
 
-  // At the first key: the table's filter, from the slice of the key space
-  // a table of its level starting there spans.
+  // At the first key: the file's filter, from the slice of the key space a
+  // file of its level starting there spans.
   void Choose(const Slice& first_key) {
     FilterChoice choice = build_.level_choice;
-    if (build_.choose) {
+    if (build_.choose && !IsNoFilter(choice)) {
       const LevelWorkload& workload = build_.column_family->workload();
       const int first = workload.BucketOf(ToView(first_key));
       const int last = std::min(first + std::max(build_.span_buckets, 1) - 1,
@@ -98,33 +157,57 @@ class LearningBuilder final : public BitsBuilder {
     }
     Make(choice);
   }
-  void Make(const FilterChoice& choice) {
-    chosen_.reset(build_.make(choice, &chosen_is_ours_));
-    active_.store(chosen_.get(), std::memory_order_release);
-    record_ =
-        std::make_shared<TableRecord>(build_.column_family, build_.level,
-                                      LevelWorkload::AbsentWeight(choice.fpr));
+  FilterBitsBuilder* NewBuilder(const FilterChoice& choice, bool* ours) {
+    if (IsNoFilter(choice)) {
+      *ours = false;
+      return new NoFilterBuilder();
+    }
+    return build_.make(choice, ours);
   }
-  // The builder that answers: the chosen one, or before any key the
-  // level's.
-  FilterBitsBuilder* Sizing() {
+  void Make(const FilterChoice& choice) {
+    chosen_.reset(NewBuilder(choice, &chosen_is_ours_));
+    chosen_no_filter_ = IsNoFilter(choice);
+    active_.store(chosen_.get(), std::memory_order_release);
+    record_ = NewTableRecord(
+        build_.column_family, build_.level,
+        LevelWorkload::AbsentWeight(chosen_no_filter_ ? 0 : choice.fpr),
+        chosen_no_filter_);
+  }
+  // The builder that finishes: the chosen one, or, for a file of no key,
+  // the level's.
+  FilterBitsBuilder* Chosen() {
     if (chosen_ == nullptr) Make(build_.level_choice);
     return chosen_.get();
   }
+  // The builder that answers questions of size: the chosen one, or before
+  // the first key one of the level's filter.
+  struct SizingBuilder {
+    FilterBitsBuilder* builder;
+    bool ours;
+    bool no_filter;
+  };
+  SizingBuilder Sizing() {
+    if (chosen_ != nullptr) {
+      return {chosen_.get(), chosen_is_ours_, chosen_no_filter_};
+    }
+    if (sizing_ == nullptr) {
+      sizing_.reset(NewBuilder(build_.level_choice, &sizing_is_ours_));
+    }
+    return {sizing_.get(), sizing_is_ours_, IsNoFilter(build_.level_choice)};
+  }
 
-  // Indexes a finished block (a partition, or the table's one filter) for
-  // the readers, and leaves the table's record for the listener.
-  Slice Registered(Slice block, size_t entries) {
-    if (block.size() == 0 || entries == 0 || !seen_key_) return block;
+  // Indexes a finished block (a partition, or the file's one filter) for
+  // the readers, and leaves the file's record for the listener.
+  Slice Registered(Slice block, size_t keys) {
+    if (block.size() == 0 || keys == 0 || !seen_key_) return block;
     LevelWorkload& workload = build_.column_family->workload();
     workload.ObserveKeyRange(first_key_, last_key_);
-    record_->entries += static_cast<int64_t>(entries);
-    record_->filter_bits += static_cast<int64_t>(block.size()) * 8;
+    record_->keys += static_cast<int64_t>(keys);
     record_->first_bucket = workload.BucketOf(first_key_);
     record_->last_bucket = workload.BucketOf(last_key_);
-    const uint64_t fingerprint = TableFingerprint(ToView(block));
-    record_->fingerprints.push_back(fingerprint);
-    IndexBlock(fingerprint, record_);
+    const uint64_t id = BlockId(ToView(block));
+    record_->block_ids.push_back(id);
+    BlockIndex::Get().Add(id, record_);
     SetBuiltTable(record_);
     return block;
   }
@@ -133,6 +216,9 @@ class LearningBuilder final : public BitsBuilder {
   std::unique_ptr<FilterBitsBuilder> chosen_;        // null until the first key
   std::atomic<FilterBitsBuilder*> active_{nullptr};  // chosen_, once made
   bool chosen_is_ours_ = false;
+  bool chosen_no_filter_ = false;
+  std::unique_ptr<FilterBitsBuilder> sizing_;  // before the first key
+  bool sizing_is_ours_ = false;
   bool seen_key_ = false;
   std::shared_ptr<TableRecord> record_;
   std::string first_key_, last_key_;

@@ -1,31 +1,43 @@
-// The builder of a table LevelAware learns from: it picks the table's
-// filter at its first key (the level's, or, once the level is learned, the
-// one the key range's absent probes call for), feeds every key straight
-// to that filter's builder (no key is kept), and makes the table's record
-// (level_aware_state.h): each block it finishes is indexed for the
-// readers, and the record is left for the listener's OnTableFileCreated.
+// The builder of an SST file LevelAware learns from: it picks the file's
+// filter at its first key (its level's, or, once the level is learned, the
+// one its key range's absent probes call for), feeds every key straight
+// to that filter's builder (no key is kept), and makes the file's record
+// (block_index.h): each filter block it finishes is indexed for the
+// readers, and the record is left for the listener's OnTableFileCreated
+// (job_handoff.h).
+//
+// Where a memory limit leaves the level no filter it writes a block that
+// answers "may match" for every key, so that the file's Gets are still
+// sampled and the level gets a filter back when they come: 8 bytes that
+// make the block unique, then RocksDB's 5-byte metadata with marker 0,
+// "zero probes" (filter_policy.cc, GetBuiltinFilterBitsReader), which
+// RocksDB's reader and ours read as "may match".
 #pragma once
 
 #include <functional>
 #include <memory>
 
 #include "filter_bits.h"
-#include "level_aware_state.h"
+#include "level_aware_tree.h"
 #include "sstfilter/level_allocation.h"
 
 namespace sstfilter::rocksdb_plugin {
 
+// The bytes of the block of a file without a filter.
+inline constexpr size_t kNoFilterBlockBytes = 13;
+
 struct TableBuild {
-  std::shared_ptr<ColumnFamilyState> column_family;
+  std::shared_ptr<ColumnFamilyTree> column_family;
   int level = 0;
-  FilterChoice level_choice;  // the level's filter
-  // About how many of LevelWorkload::kBuckets a table of the level spans.
+  // The level's filter (moved by the account), or no filter (IsNoFilter).
+  FilterChoice level_choice;
+  // About how many of LevelWorkload::kBuckets a file of the level spans.
   int span_buckets = 1;
   // A builder of a filter (`*ours`: one of this library's, not RocksDB's).
   std::function<ROCKSDB_NAMESPACE::FilterBitsBuilder*(const FilterChoice&,
                                                       bool* ours)>
       make;
-  // The table's filter for the key buckets it spans; null: the level's.
+  // The file's filter for the key buckets it spans; null: the level's.
   std::function<FilterChoice(int first_bucket, int last_bucket)> choose;
 };
 

@@ -7,10 +7,12 @@
 // LevelAndStyleCustomFilterPolicy (db/db_bloom_filter_test.cc).
 //
 // With sstfilter.LevelAwareListener the builder finds its column family
-// through the job on its thread (level_aware_state.h) and, with learning
-// on, builds through a learning builder whose tables its readers sample
-// (level_aware_builder.h). Without the listener the policy knows no DB: it
-// uses its model and says so once per column family in the DB's LOG.
+// through the job on its thread (job_handoff.h), the allocator sizes its
+// table for the tree and the account (level_aware_allocation.h) and, with
+// learning on, a learning builder builds it, whose blocks the readers find
+// and sample (level_aware_builder.h, block_index.h). Without the listener
+// the policy knows no DB: it uses its model and says so once per column
+// family in the DB's LOG.
 
 #include <algorithm>
 #include <array>
@@ -25,11 +27,12 @@
 #include <utility>
 #include <vector>
 
+#include "block_index.h"
 #include "filter_bits.h"
 #include "id_grammar.h"
+#include "job_handoff.h"
 #include "level_aware_allocation.h"
 #include "level_aware_builder.h"
-#include "level_aware_state.h"
 #include "level_cost_model.h"
 #include "policies.h"
 #include "policy_base.h"
@@ -142,7 +145,7 @@ class LevelAwarePolicy : public PolicyBase {
       const FilterBuildingContext& context) const override {
     const int level = TreeLevel(context);
     if (level < 0) return Make(allocator_.Uniform(), context, level);
-    const JobView job = JobColumnFamily(context);
+    const JobView job = JobOf(context);
     if (job.column_family == nullptr) {
       // (A recovery flush at DB::Open comes before any listener callback.)
       if (context.reason !=
@@ -153,22 +156,23 @@ class LevelAwarePolicy : public PolicyBase {
                                          context.is_bottommost),
                   context, level);
     }
-    ColumnFamilyState& cf = *job.column_family;
+    ColumnFamilyTree& cf = *job.column_family;
     cf.SetNumLevels(context.num_levels);
-    if (settings_.learn) cf.workload().MaybeRefresh();
+    if (settings_.learn) cf.MaybeRefresh();
     const FilterChoice choice = allocator_.ChoiceFor(job, level);
     cf.SetNoFilter(level, IsNoFilter(choice));
-    if (IsNoFilter(choice)) {
-      TellNoFilter(context, cf, level);
-      return nullptr;  // RocksDB builds no filter: every key may match
-    }
-    // The keys a table of the level holds, about (RocksDB sizes Ribbon by
+    if (IsNoFilter(choice)) TellNoFilter(context, cf, level);
+    // The keys a file of the level holds, about (RocksDB sizes Ribbon by
     // them).
-    const LevelTotals& at = job.tree[level];
-    const int64_t table_keys = level == 0
-                                   ? cf.flush_entries()
-                                   : (at.files > 0 ? at.entries / at.files : 0);
-    if (!settings_.learn) return Make(choice, context, level, table_keys);
+    const LevelTotals at = cf.Totals()[level];
+    const int64_t table_keys = level == 0     ? cf.Snapshot().flush_keys
+                               : at.files > 0 ? at.keys / at.files
+                                              : 0;
+    if (!settings_.learn) {
+      // RocksDB builds no filter where the policy gives no builder.
+      return IsNoFilter(choice) ? nullptr
+                                : Make(choice, context, level, table_keys);
+    }
     TableBuild build;
     build.column_family = job.column_family;
     build.level = level;
@@ -185,9 +189,8 @@ class LevelAwarePolicy : public PolicyBase {
     const LevelWorkload* workload = &cf.workload();
     const KindModel* kind = allocator_.KindOf(choice.kind);
     if (kind != nullptr && workload->LearnedLevels()[level]) {
-      // What the readers saw of this level's key ranges sizes the table.
-      const double max_bits =
-          LevelAllocation::MaxBitsPerKey(settings_.BitsPerKey());
+      // What the readers saw of this level's key ranges sizes the file.
+      const double max_bits = allocator_.MaxBitsPerKey();
       build.choose = [workload, kind, choice, level, max_bits](int first,
                                                                int last) {
         return TableChoice(*kind, choice,
@@ -201,7 +204,7 @@ class LevelAwarePolicy : public PolicyBase {
   ROCKSDB_NAMESPACE::FilterBitsReader* GetFilterBitsReader(
       const ROCKSDB_NAMESPACE::Slice& contents) const override {
     if (!settings_.learn) return PolicyBase::GetFilterBitsReader(contents);
-    return NewReader(contents, FindBlock(ToView(contents)));
+    return NewReader(contents, BlockIndex::Get().Find(ToView(contents)));
   }
 
  private:
@@ -308,7 +311,7 @@ class LevelAwarePolicy : public PolicyBase {
 
   // A memory limit leaves `level` no filter: one line in the DB's LOG per
   // column family saying so.
-  void TellNoFilter(const FilterBuildingContext& context, ColumnFamilyState& cf,
+  void TellNoFilter(const FilterBuildingContext& context, ColumnFamilyTree& cf,
                     int level) const {
     if (context.info_log == nullptr || cf.logged_no_filter.exchange(true)) {
       return;

@@ -18,6 +18,7 @@
 #include "sstfilter/detail/cuckoo_table.h"
 #include "sstfilter/detail/key_hash.h"
 #include "sstfilter/filter_view.h"
+#include "sstfilter/hash.h"
 #include "sstfilter/simd.h"
 #include "sstfilter/workload.h"
 
@@ -43,19 +44,18 @@ using ROCKSDB_NAMESPACE::Slice;
 #if defined(SSTFILTER_INITIAL_EXEC_TLS)
 [[gnu::tls_model("initial-exec")]]
 #endif
-thread_local uint32_t probes_to_next_sample =
-    LevelWorkload::kSampleEvery;
+thread_local uint32_t probes_to_next_sample = LevelWorkload::kSampleEvery;
+// Which key of a batch a sample falls on (SampleBatch): a per-thread
+// generator stepped once per sample, off the probes' path.
+#if defined(SSTFILTER_INITIAL_EXEC_TLS)
+[[gnu::tls_model("initial-exec")]]
+#endif
+thread_local uint64_t batch_sample_state = 0x9e3779b97f4a7c15u;
 
-// Whether this thread's next `probes` probes include a sample. The count
-// never reaches 0 but here, so a single probe is one decrement and test.
-inline bool SampleDue(int probes) {
-  if (probes <= 1) {
-    if (__builtin_expect(--probes_to_next_sample != 0, 1)) return false;
-  } else if (__builtin_expect(
-                 probes_to_next_sample > static_cast<uint32_t>(probes), 1)) {
-    probes_to_next_sample -= static_cast<uint32_t>(probes);
-    return false;
-  }
+// Whether this thread's probe is its sample. The count never reaches 0 but
+// here, so a probe is one decrement and test.
+inline bool SampleDue() {
+  if (__builtin_expect(--probes_to_next_sample != 0, 1)) return false;
   probes_to_next_sample = LevelWorkload::kSampleEvery;
   return true;
 }
@@ -70,17 +70,24 @@ class Reader : public FilterBitsReader {
   // Returns `may_match`, the answer for `key`, after reporting it if this
   // probe is this thread's sample.
   bool Sampled(const Slice& key, bool may_match) const {
-    if (__builtin_expect(sampler_ != nullptr, 0) && SampleDue(1)) {
+    if (__builtin_expect(sampler_ != nullptr, 0) && SampleDue()) {
       Report(key, may_match);
     }
     return may_match;
   }
-  // A batch counts a probe per key and reports its first key's answer.
+  // A batch counts a probe per key and reports as many of its keys as the
+  // thread's count falls on in it, each drawn uniformly from the batch: a
+  // MultiGet batch is sorted, so a fixed position (its first key, or the
+  // count's, the same in every batch since kSampleEvery is a multiple of
+  // its 32) would lean to one quantile of the key space.
   void SampledBatch(int num_keys, Slice** keys, const bool* may_match) const {
-    if (__builtin_expect(sampler_ != nullptr, 0) && num_keys > 0 &&
-        SampleDue(num_keys)) {
-      Report(*keys[0], may_match[0]);
+    if (__builtin_expect(sampler_ == nullptr, 1) || num_keys <= 0) return;
+    const uint32_t n = static_cast<uint32_t>(num_keys);
+    if (__builtin_expect(probes_to_next_sample > n, 1)) {
+      probes_to_next_sample -= n;
+      return;
     }
+    SampleBatch(n, keys, may_match);
   }
 
  private:
@@ -89,6 +96,18 @@ class Reader : public FilterBitsReader {
   [[gnu::noinline, gnu::cold]] void Report(const Slice& key,
                                            bool may_match) const {
     sampler_->Record(ToView(key), may_match);
+  }
+  [[gnu::noinline, gnu::cold]] void SampleBatch(uint32_t n, Slice** keys,
+                                                const bool* may_match) const {
+    uint32_t last = probes_to_next_sample - 1;
+    for (uint32_t at = last; at < n; at += LevelWorkload::kSampleEvery) {
+      const uint32_t drawn = static_cast<uint32_t>(
+          Remix64(batch_sample_state += 0x9e3779b97f4a7c15u) % n);
+      Report(*keys[drawn], may_match[drawn]);
+      last = at;
+    }
+    // The next sample is kSampleEvery probes after the last one reported.
+    probes_to_next_sample = last + LevelWorkload::kSampleEvery - n + 1;
   }
 
   const std::shared_ptr<const ProbeSampler> sampler_;

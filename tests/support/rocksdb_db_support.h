@@ -125,7 +125,8 @@ inline rdb::Options CompactingOptions(const DbConfig& config,
 // writes stall, and PutSettled never lets them), the tree RocksDB's own
 // compactions make depends only on the writes, so a loaded machine builds
 // the same tree as an idle one.
-inline rdb::Options SettledOptions(const DbConfig& config, bool dynamic_layout) {
+inline rdb::Options SettledOptions(const DbConfig& config,
+                                   bool dynamic_layout) {
   rdb::Options options = CompactingOptions(config, dynamic_layout);
   options.write_buffer_size = 256 << 20;  // flushes are PutSettled's
   options.max_background_jobs = 2;

@@ -31,12 +31,16 @@
 //       but the bottommost files. DB::Open checks it against the column
 //       family's num_levels.
 //   sstfilter.LevelAware:<avg_bits_per_key>[:<size_ratio>][:<choice>]
+//                       [:hits=<fraction>][:learn=<true|false>]
+//                       [:memory_limit=<bytes>]
 //       Per level of a leveled tree, the bits/key and the kind of filter
-//       that minimise the sum of the levels' FPRs, i.e. an absent-key Get's
-//       wasted reads, at avg_bits_per_key (1..100) over a tree whose levels
-//       grow by size_ratio (2..100, default 10): Monkey over the kinds of
-//       `choice`, within its cap on filter build CPU (the cost model is
-//       sstfilter/level_allocation.h). The choices:
+//       that minimise the sum over the levels of their absent-key probes
+//       times their FPRs, i.e. an absent-key Get's wasted reads, at
+//       avg_bits_per_key (1..100) over the filtered keys: Monkey over the
+//       kinds of `choice`, within its cap on filter build CPU (the cost
+//       model is sstfilter/level_allocation.h). size_ratio (2..100,
+//       default 10) is the T the model assumes where the policy sees no
+//       tree. The choices:
 //         default   BlockedBloom, Cuckoo, and RocksDB's FastLocalBloom and
 //                   Ribbon; build CPU at most uniform ribbonfilter's at the
 //                   same memory (Bloom for flushes, Ribbon below);
@@ -47,14 +51,38 @@
 //       RocksDB's kinds are built by RocksDB's own policies
 //       (NewBloomFilterPolicy, NewRibbonFilterPolicy with Ribbon at every
 //       level), with their cache charging and Ribbon's fallback to Bloom.
-//       L0 and flushes count as one level above the shallowest. A table's
-//       level counts from the deepest level the policy has seen built, so
-//       the static and dynamic level layouts both work (in the static one
-//       the bottom level is often far from T times the one above, and the
-//       filters then take more memory than asked; bench/README.md). Universal and FIFO
-//       compaction, and tables of no level (SstFileWriter), get the
-//       choice's filter for a one-level tree at avg_bits_per_key. The
-//       canonical id leaves out "default": "sstfilter.LevelAware:10:10".
+//       With sstfilter.LevelAwareListener (below) the policy sees each
+//       column family's tree (files, keys and filter bytes per level, from
+//       the files' own properties) and learns where its Gets' absent-key
+//       probes go (one probe in 256 sampled by the readers, per level and
+//       per slice of the key space); each new file gets its level's
+//       allocation over the tree as it is, and, where its key range draws
+//       significantly more or fewer probes per key than its level's, more
+//       or fewer bits. An account of the live filters' bits against what
+//       is asked moves each new file's bits by what the files before it
+//       left (sstfilter/level_allocation.h, the account), so the filters hold the average
+//       asked. Without the listener it assumes levels size_ratio apart and
+//       learns nothing, and says so once per column family in the LOG.
+//       Named fields, after the positional ones:
+//         hits=<0..0.999>       the fraction of Gets expected to find their
+//                               key, for the model until probes are learned
+//                               (default 0: all absent)
+//         learn=<true|false>    sample the readers' probes (default true);
+//                               false: readers are plain, nothing sampled
+//         memory_limit=<bytes>  the most bytes the live filters of every
+//                               column family (and DB) that shares the
+//                               policy object may take, with RocksDB's size
+//                               suffixes (512M, 2G); allocated jointly where
+//                               their probes go, never above the average
+//                               asked; levels that would get under about
+//                               1.5 bits/key get no filter (a 13-byte block
+//                               that answers "may match" and keeps their
+//                               Gets sampled). Needs the listener.
+//       Universal and FIFO compaction, and files of no level
+//       (SstFileWriter), get the choice's filter for a one-level tree at
+//       avg_bits_per_key. The canonical id leaves out defaults:
+//       "sstfilter.LevelAware:10:10", "sstfilter.LevelAware:10:10:
+//       memory_limit=512M".
 //
 // bits_per_key is a decimal such as 10 or 9.9, kept to 1/1000 as RocksDB's
 // "bloomfilter:9.9" is. BlockedBloom takes 1..100. Cuckoo and Hybrid take
@@ -136,16 +164,17 @@ inline constexpr char kLevelAwareListenerName[] =
 //   options.listeners.push_back(sstfilter::NewLevelAwareListener());  (C++)
 //   SstFilter.addLevelAwareListener(options);       (Java, io.sstfilter)
 // RocksDB writes it to the DB's OPTIONS file, so a DB reopened from that
-// file keeps it. It reads the DB's files once when it first sees the DB,
-// then keeps entries and filter bytes per level from the files each flush
-// and compaction reports (their own table properties), and it owns what
-// LevelAware learns of the DB's lookups, which goes with it when the DB
-// closes. With it, each table's filter is sized for the tree it will be
-// part of (for a compaction, the tree it leaves), the settled filters hold
-// the average asked, and LevelAware learns where absent-key probes go.
-// Without it, LevelAware assumes levels T apart, learns nothing, and says
-// so once per column family in the DB's LOG. Harmless with any other
-// policy; one listener may watch several DBs.
+// file keeps it. It reads the DB's file list once when it first sees the
+// DB, then keeps keys and filter bytes per level from what each flush and
+// compaction reports (the files' own table properties): no file is opened
+// on a job's thread. It owns what LevelAware learns of the DB's lookups,
+// which goes with the DB when it closes. With it, each new file's filter
+// is sized for the tree as it is (a running compaction's inputs at its
+// output level) and for what the live filters hold against the average or
+// the limit asked, and LevelAware learns where absent-key probes go.
+// Without it, LevelAware assumes levels T apart, learns nothing, holds no
+// limit, and says so once per column family in the DB's LOG. Harmless
+// with any other policy; one listener may watch several DBs.
 std::shared_ptr<ROCKSDB_NAMESPACE::EventListener> NewLevelAwareListener();
 
 }  // namespace sstfilter

@@ -1,0 +1,277 @@
+// What LevelAware knows of the DBs it serves: per DB its column families,
+// per column family its tree of SST files and what is learned of its
+// lookups.
+//
+// A DB's state lives exactly as long as the LevelAwareListener watches it
+// (level_aware_listener.h): the listener owns one DbState per DB, and a
+// DbState one ColumnFamilyTree per column family. A tree holds each live
+// SST file's level, entries, keys added and filter bytes, from the file's
+// own table properties (TableFileCreationInfo, CompactionJobInfo), and the
+// compactions running, whose inputs leave the tree's filters when they
+// begin and whose keys then count at their output level. From these it
+// keeps per-level totals, so that a table's build reads the tree in
+// O(levels). A file whose properties are not known (listed at the first
+// read of a column family whose properties RocksDB gives no way to read
+// without a handle) counts by its entries until a compaction reports them.
+//
+// The listener's first read of a DB (DB::GetLiveFilesMetaData) races with
+// the jobs that run meanwhile: the edits made while it reads are replayed
+// over what it read (BeginRead, Replace).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "block_index.h"
+#include "rocksdb/env.h"
+#include "sstfilter/level_allocation.h"
+#include "sstfilter/workload.h"
+
+namespace sstfilter::rocksdb_plugin {
+
+// A filter block of at most this many bytes holds no filter: RocksDB's
+// "no keys" (5 bytes or less) and the block LevelAware writes where a
+// memory limit gives a level no filter (level_aware_builder.h, 13 bytes).
+// The smallest real filter of any kind is 28 bytes (an empty BlockedBloom).
+inline constexpr int64_t kNoFilterBytes = 16;
+
+// One level of a column family's tree: its files not being compacted.
+struct LevelTotals {
+  int64_t files = 0;
+  int64_t entries = 0;
+  // Keys added (num_filter_entries; a file whose properties are unknown
+  // counts its entries), over all files.
+  int64_t keys = 0;
+  // Of the files whose properties are known: the keys and bits of those
+  // with a filter, and the keys and bits of those without one.
+  int64_t filtered_keys = 0;
+  int64_t filter_bits = 0;
+  int64_t unfiltered_keys = 0;
+  int64_t unfiltered_bits = 0;
+  // Keys of files whose properties are not known.
+  int64_t unknown_keys = 0;
+  // Keys the running compactions into this level will still write: their
+  // inputs' keys less their outputs' so far.
+  int64_t incoming_keys = 0;
+};
+using TreeTotals = std::array<LevelTotals, kMaxLevels>;
+
+// A column family's tree as one table's build reads it.
+struct TreeSnapshot {
+  TreeTotals levels{};
+  int64_t flush_keys = 0;  // keys of the last flush (L0's share when settled)
+  // Keys added to files that joined the tree, ever: the account's clock.
+  int64_t keys_built = 0;
+};
+
+// A file of the tree. Unknown properties: keys = -1 (entries stand in).
+struct TreeFile {
+  uint64_t number = 0;
+  int level = 0;
+  int64_t entries = 0;
+  int64_t keys = -1;          // num_filter_entries
+  int64_t filter_bytes = -1;  // filter_size
+  bool known() const { return keys >= 0 && filter_bytes >= 0; }
+};
+
+// What one LevelAware policy keeps per column family (by its settings):
+// its allocation, from what, and its account (sstfilter/level_allocation.h, the account).
+struct PolicyState {
+  std::mutex mutex;
+  std::vector<int> levels;     // RocksDB's levels, the bottom first, L0 last
+  std::vector<double> shares;  // of the keys
+  std::vector<double> probes;  // absent probes per level, relative
+  uint64_t workload_version = UINT64_MAX;
+  bool no_bottom_filters = false;
+  LevelAllocation allocation;
+  MemoryAccount account;
+};
+
+class ColumnFamilyTree {
+ public:
+  ColumnFamilyTree(std::string name, int64_t id)
+      : name_(std::move(name)), id_(id) {}
+  const std::string& name() const { return name_; }
+  // RocksDB's column family id, or -1 until a job says it.
+  int64_t id() const { return id_.load(std::memory_order_relaxed); }
+  void set_id(int64_t id) { id_.store(id, std::memory_order_relaxed); }
+
+  LevelWorkload& workload() { return workload_; }
+  const LevelWorkload& workload() const { return workload_; }
+  // LevelWorkload::MaybeRefresh with the keys each level holds now.
+  bool MaybeRefresh();
+
+  TreeSnapshot Snapshot() const;
+  TreeTotals Totals() const { return Snapshot().levels; }
+
+  // The listener's edits. AddFile: a new file, with the record of its
+  // table if LevelAware learns from it, written by compaction `job_id` (or
+  // -1). RemoveFile: a file gone (unknown numbers are ignored). MoveFile: a
+  // trivial move. SetProperties: a listed file's keys and filter bytes,
+  // once known.
+  void AddFile(const TreeFile& file, std::shared_ptr<TableRecord> record,
+               int job_id = -1);
+  void RemoveFile(uint64_t number);
+  void MoveFile(uint64_t number, int level);
+  void SetProperties(uint64_t number, int64_t keys, int64_t filter_bytes);
+  // A compaction `job_id` of `inputs` into `output_level` begins (its
+  // inputs leave the filters, their keys count at the output level) or
+  // ends: done, its inputs go but those `moved` whole to the level given
+  // (a trivial move); failed, they stay.
+  void BeginCompaction(int job_id, const std::vector<TreeFile>& inputs,
+                       int output_level);
+  void EndCompaction(int job_id, bool done,
+                     const std::vector<TreeFile>& moved = {});
+  // The output level of running compaction `job_id`, or -1.
+  int OutputLevelOf(int job_id) const;
+  // No file and no compaction running.
+  bool Empty() const;
+
+  // The first read: BeginRead before listing the files, Replace with the
+  // list; edits made in between are replayed over it.
+  void BeginRead();
+  void Replace(const std::vector<TreeFile>& files);
+
+  void SetFlushKeys(int64_t keys) {
+    flush_keys_.store(keys, std::memory_order_relaxed);
+  }
+  // Whether RocksDB builds no filter for the bottom
+  // (optimize_filters_for_hits): seen in the files a compaction wrote at
+  // the bottom, which then have none, unless the policy gave that level
+  // none itself (a memory limit).
+  bool no_bottom_filters() const {
+    return no_bottom_filters_.load(std::memory_order_relaxed);
+  }
+  void SawBottomTable(int level, bool has_filter);
+  void SetNoFilter(int level, bool none);
+  // RocksDB's num_levels, as the last table built for it said (0: none).
+  int num_levels() const { return num_levels_.load(std::memory_order_relaxed); }
+  void SetNumLevels(int n) { num_levels_.store(n, std::memory_order_relaxed); }
+  // Probes sampled from its files so far (their count weighs column
+  // families that share a memory limit).
+  uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
+  void CountSample() { samples_.fetch_add(1, std::memory_order_relaxed); }
+
+  // What the policy of `settings_key` keeps here (made on first use).
+  std::shared_ptr<PolicyState> PolicyStateFor(const std::string& settings_key);
+  // Whether a policy other than that of `settings_key` built files here
+  // since the DB opened (a column family that built none is taken to be
+  // of any policy that asks).
+  bool BuiltByAnotherPolicy(const std::string& settings_key) const;
+
+  // Whether the LOG lines about this column family were written.
+  std::atomic<bool> logged{false};
+  std::atomic<bool> logged_no_filter{false};
+
+ private:
+  struct File {
+    TreeFile file;
+    std::shared_ptr<TableRecord> record;
+    int job = -1;  // the running compaction it is an input of
+  };
+  struct Running {
+    int output_level = 0;
+    std::vector<uint64_t> inputs;
+    int64_t input_keys = 0;
+    int64_t output_keys = 0;  // of the files it wrote so far
+    bool journaled = false;   // began while the first read listed files
+  };
+  // An edit made while the first read lists the files.
+  struct Edit {
+    enum Kind { kAdd, kRemove, kMove, kProperties, kBegin, kEnd } kind;
+    TreeFile file;
+    std::shared_ptr<TableRecord> record;
+    std::vector<TreeFile> inputs;
+    int job_id = 0;
+    bool done = false;
+  };
+
+  void Count(const File& file, int sign);   // into totals_
+  void Sample(const File& file, int sign);  // the record's keys
+  void Commit(Edit edit);                   // needs mutex_
+  void Apply(Edit edit);                    // needs mutex_
+  void AddLocked(const TreeFile& file, std::shared_ptr<TableRecord> record,
+                 int job_id);
+  // Moves `job`'s keys in and out, and the incoming keys of its level.
+  void Incoming(Running& job, int64_t input_keys, int64_t output_keys);
+  void RemoveLocked(uint64_t number);
+  void MoveLocked(uint64_t number, int level);
+  void SetPropertiesLocked(uint64_t number, int64_t keys, int64_t filter_bytes);
+  void BeginLocked(int job_id, const std::vector<TreeFile>& inputs,
+                   int output_level);
+  void EndLocked(int job_id, bool done, const std::vector<TreeFile>& moved);
+
+  const std::string name_;
+  std::atomic<int64_t> id_;
+  LevelWorkload workload_;
+  std::atomic<int64_t> flush_keys_{0};
+  std::atomic<bool> no_bottom_filters_{false};
+  std::atomic<uint32_t> no_filter_levels_{0};  // SetNoFilter, by level
+  std::atomic<uint64_t> samples_{0};
+  std::atomic<int> num_levels_{0};
+  mutable std::mutex mutex_;  // guards what follows
+  std::unordered_map<uint64_t, File> files_;
+  std::map<int, Running> running_;
+  TreeTotals totals_{};
+  int64_t keys_built_ = 0;
+  int reading_ = 0;
+  std::vector<Edit> journal_;
+  std::map<std::string, std::shared_ptr<PolicyState>> policies_;
+};
+
+// What is known of one DB: its column families.
+class DbState {
+ public:
+  DbState(const std::shared_ptr<ROCKSDB_NAMESPACE::Logger>& info_log,
+          std::string session_id)
+      : info_log_(info_log),
+        has_info_log_(info_log != nullptr),
+        session_id_(std::move(session_id)) {}
+  // Whether `logger` (a builder's context's) is this DB's, alive: a
+  // logger gone, or another at its address, is not.
+  bool IsLogger(const ROCKSDB_NAMESPACE::Logger* logger) const {
+    if (!has_info_log_) return logger == nullptr;
+    const auto held = info_log_.lock();
+    return held != nullptr && held.get() == logger;
+  }
+  // The DB's logger, or null once gone.
+  std::shared_ptr<ROCKSDB_NAMESPACE::Logger> info_log() const {
+    return info_log_.lock();
+  }
+  const std::string& session_id() const { return session_id_; }
+
+  // The column family `name`, made on first use. A known `id` other than
+  // the one it had means it was dropped and made again: it starts anew.
+  std::shared_ptr<ColumnFamilyTree> ColumnFamily(const std::string& name,
+                                                 int64_t id = -1);
+  // Null if the column family has not been seen.
+  std::shared_ptr<ColumnFamilyTree> FindColumnFamily(
+      const std::string& name) const;
+  std::vector<std::shared_ptr<ColumnFamilyTree>> ColumnFamilies() const;
+  // A read of the DB's files: BeginRead before listing them, FinishRead
+  // with the list by column family, which replaces every tree's files
+  // with it (trees made meanwhile too), the edits made in between
+  // replayed over it (ColumnFamilyTree::BeginRead).
+  void BeginRead();
+  void FinishRead(const std::map<std::string, std::vector<TreeFile>>& listed);
+  // Forgets `tree` once it holds no file (a column family dropped, or one
+  // whose every key is gone: a new tree serves it if it comes back).
+  void DropIfEmpty(const std::shared_ptr<ColumnFamilyTree>& tree);
+
+ private:
+  const std::weak_ptr<ROCKSDB_NAMESPACE::Logger> info_log_;
+  const bool has_info_log_;
+  const std::string session_id_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<ColumnFamilyTree>> column_families_;
+  int reading_ = 0;
+};
+
+}  // namespace sstfilter::rocksdb_plugin
