@@ -105,13 +105,7 @@ dynamic=true; partitioned=0; cache_fraction=""; restart=0; direct=0
 resume=0; report_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    --num) num="$2"; shift ;;
-    --reads) reads="$2"; shift ;;
-    --fills) fills="$2"; shift ;;
-    --first-seed) first_seed="$2"; shift ;;
     --rounds) rounds="$2"; shift ;;
-    --workloads) workloads="$2"; shift ;;
-    --policies) policies="$2"; shift ;;
     --static) dynamic=false ;;
     --partitioned) partitioned=1 ;;
     --cache-filters) cache_fraction="$2"; shift ;;
@@ -120,9 +114,8 @@ while [ $# -gt 0 ]; do
     --file-kib) file_kib="$2"; shift ;;
     --small) num=200000; reads=50000; fills=1; file_kib=${file_kib:-256} ;;
     --smoke) num=20000; reads=2000; fills=1; rounds=2; file_kib=${file_kib:-64} ;;
-    --resume) resume=1 ;;
-    --report) report_only=1 ;;
-    *) echo "$tool: unknown argument $1 (see bench/db/db_bench_workloads.sh)" >&2; exit 2 ;;
+    *) sweep_flag "$1" "${2-}" || { echo "$tool: unknown argument $1 (see bench/db/db_bench_workloads.sh)" >&2; exit 2; }
+       shift "$sweep_shift" ;;
   esac
   shift
 done

@@ -43,15 +43,12 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --large) num=50000000; reads=200000 ;;
     --smoke) num=20000; reads=2000; repeats=1 ;;
-    --num) num="$2"; shift ;;
-    --reads) reads="$2"; shift ;;
     --missing) missing="$2"; shift ;;
     --bits) bits="$2"; shift ;;
     --repeats) repeats="$2"; shift ;;
     --cache-bytes) cache_bytes="$2"; shift ;;
-    --policies) policies="$2"; shift ;;
-    *) echo "$tool: unknown argument $1 (see bench/db/filters.sh)" >&2
-       exit 2 ;;
+    *) sweep_flag "$1" "${2-}" || { echo "$tool: unknown argument $1 (see bench/db/filters.sh)" >&2; exit 2; }
+       shift "$sweep_shift" ;;
   esac
   shift
 done

@@ -43,18 +43,15 @@ policies="bloomfilter:10 ribbonfilter:15 sstfilter.LevelAware:10 sstfilter.Level
 write_rate=""; reuse=0; file_bytes=1048576
 while [ $# -gt 0 ]; do
   case "$1" in
-    --num) num="$2"; shift ;;
     --small) num=400000; reads=100000; fills=1; repeats=1 ;;
     --smoke) num=20000; reads=2000; fills=1; repeats=1; file_bytes=65536 ;;
-    --reads) reads="$2"; shift ;;
     --repeats) repeats="$2"; shift ;;
-    --fills) fills="$2"; shift ;;
     --static) dynamic=false ;;
     --direct-io) direct=1 ;;
     --write-rate) write_rate="$2"; shift ;;
-    --policies) policies="$2"; shift ;;
     --reuse) reuse=1 ;;
-    *) echo "$tool: unknown argument $1 (see bench/db/levels.sh)" >&2; exit 2 ;;
+    *) sweep_flag "$1" "${2-}" || { echo "$tool: unknown argument $1 (see bench/db/levels.sh)" >&2; exit 2; }
+       shift "$sweep_shift" ;;
   esac
   shift
 done

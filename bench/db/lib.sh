@@ -117,3 +117,22 @@ kept() {
 # ticker LOG NAME: the counter rocksdb.NAME of db_bench's --statistics
 # output in LOG (nothing if it has none).
 ticker() { awk -v t="rocksdb.$2 COUNT" 'index($0, t) == 1 {print $4}' "$1"; }
+
+# sweep_flag FLAG VALUE: takes one of the flags every sweep over policies,
+# fills and workloads reads alike (--num, --reads, --fills, --first-seed,
+# --workloads, --policies with a value; --resume, --report alone) and sets
+# sweep_shift to the words it took beyond FLAG; 1 if FLAG is none of them.
+sweep_flag() {
+  sweep_shift=1
+  case "$1" in
+    --num) num="$2" ;;
+    --reads) reads="$2" ;;
+    --fills) fills="$2" ;;
+    --first-seed) first_seed="$2" ;;
+    --workloads) workloads="$2" ;;
+    --policies) policies="$2" ;;
+    --resume) resume=1; sweep_shift=0 ;;
+    --report) report_only=1; sweep_shift=0 ;;
+    *) return 1 ;;
+  esac
+}

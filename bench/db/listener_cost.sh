@@ -54,7 +54,7 @@ while [ $# -gt 0 ]; do
     --policy) policy="$2"; shift ;;
     --profile) profile=1 ;;
     --smoke) num=20000; file_bytes=4096; runs=1 ;;
-    *) echo "$tool: unknown argument $1 (see the header)" >&2; exit 2 ;;
+    *) echo "$tool: unknown argument $1 (see bench/db/listener_cost.sh)" >&2; exit 2 ;;
   esac
   shift
 done

@@ -48,17 +48,13 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --keys-at-limit) keys_at_limit="$2"; shift ;;
     --bits-per-key) bits="$2"; shift ;;
-    --reads) reads="$2"; shift ;;
-    --fills) fills="$2"; shift ;;
-    --first-seed) first_seed="$2"; shift ;;
     --read-ratio) ratio="$2"; shift ;;
     --plot) png="$2"; shift ;;
     --no-direct-io) direct=() ;;
     --small) keys_at_limit=25000; reads=20000; fills=1 ;;
     --smoke) keys_at_limit=2500; reads=2000; fills=1; smoke=1 ;;
-    --resume) resume=1 ;;
-    --report) report_only=1 ;;
-    *) echo "$tool: unknown argument $1" >&2; exit 2 ;;
+    *) sweep_flag "$1" "${2-}" || { echo "$tool: unknown argument $1 (see bench/db/memory_limit.sh)" >&2; exit 2; }
+       shift "$sweep_shift" ;;
   esac
   shift
 done

@@ -48,7 +48,7 @@ while [ $# -gt 0 ]; do
     --db) db="$2"; shift ;;
     --report) report=1 ;;
     --smoke) cycles=12; warmup=4; keys=2000; gets=2000; smoke=1 ;;
-    *) echo "$tool: unknown argument $1 (see the header)" >&2; exit 2 ;;
+    *) echo "$tool: unknown argument $1 (see bench/db/open_close.sh)" >&2; exit 2 ;;
   esac
   shift
 done

@@ -42,19 +42,12 @@ flags=()
 resume=0; report_only=0; direct=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    --num) num="$2"; shift ;;
-    --reads) reads="$2"; shift ;;
-    --fills) fills="$2"; shift ;;
-    --first-seed) first_seed="$2"; shift ;;
-    --workloads) workloads="$2"; shift ;;
-    --policies) policies="$2"; shift ;;
     --static|--restart) flags+=("$1") ;;
     --direct-io) flags+=("$1"); direct=1 ;;
     --small) num=200000; reads=50000; fills=1 ;;
     --smoke) num=20000; reads=2000; fills=1; workloads="absent shift"; flags+=(--restart) ;;
-    --resume) resume=1 ;;
-    --report) report_only=1 ;;
-    *) echo "$tool: unknown argument $1 (see bench/db/workloads.sh)" >&2; exit 2 ;;
+    *) sweep_flag "$1" "${2-}" || { echo "$tool: unknown argument $1 (see bench/db/workloads.sh)" >&2; exit 2; }
+       shift "$sweep_shift" ;;
   esac
   shift
 done
