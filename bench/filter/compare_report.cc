@@ -46,7 +46,7 @@ double AtBestProbes(double c, Fpr&& fpr) {
 }
 
 // Cuckoo filter bound 2b/2^f (Fan et al. 2014) with b = 4 slots per bucket
-// and f = 0.96 c bits (our static table is 96% full).
+// and f = 0.96 c bits (our static bucket array is 96% full).
 double CuckooFpr(double c) { return 8.0 / std::pow(2.0, 0.96 * c); }
 
 // ---------------------------------------------------------------- output

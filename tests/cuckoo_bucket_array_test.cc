@@ -1,28 +1,29 @@
-// Specification of the bucket table under the cuckoo filter
-// (sstfilter/detail/cuckoo_table.h): what is written reads back at every
+// Specification of the bucket bucket array under the cuckoo filter
+// (sstfilter/detail/cuckoo_bucket_array.h): what is written reads back at every
 // fingerprint width, the word-at-a-time probe agrees with the per-slot one,
-// and the bytes that follow a table's slots never change its answers, nor
-// does the static probe that loads them unclamped.
+// and the bytes that follow a bucket array's slots never change its answers,
+// nor does the static probe that loads them unclamped.
+#include "sstfilter/detail/cuckoo_bucket_array.h"
+
 #include <gtest/gtest.h>
 
 #include "cuckoo_test_support.h"
-#include "sstfilter/detail/cuckoo_table.h"
 
 namespace sstfilter::test_support {
 namespace {
 
-using detail::cuckoo::BucketTable;
+using detail::cuckoo::BucketArray;
 using detail::cuckoo::Location;
-using detail::cuckoo::MutableBucketTable;
+using detail::cuckoo::MutableBucketArray;
 
-TEST(CuckooBucketTableTest, ReadBackWhatWasWrittenAtEveryWidth) {
+TEST(CuckooBucketArrayTest, ReadBackWhatWasWrittenAtEveryWidth) {
   std::mt19937_64 rng(3);
   for (uint32_t f = 4; f <= 32; ++f) {
     // An odd bucket count so the stream ends mid-word (the clamped path).
     const uint64_t m = 37;
-    std::vector<uint8_t> bytes(BucketTable::BytesFor(m, f));
+    std::vector<uint8_t> bytes(BucketArray::BytesFor(m, f));
     ASSERT_EQ(bytes.size(), SpecSlotBytes(m, f));
-    MutableBucketTable slots(bytes.data(), m, f, 0, 0);
+    MutableBucketArray slots(bytes.data(), m, f, 0, 0);
     std::vector<uint32_t> shadow(m * 4, 0);
     const uint32_t mask = static_cast<uint32_t>((uint64_t{1} << f) - 1);
     for (int round = 0; round < 3; ++round) {
@@ -42,7 +43,7 @@ TEST(CuckooBucketTableTest, ReadBackWhatWasWrittenAtEveryWidth) {
   }
 }
 
-TEST(CuckooBucketTableTest, WordAtATimeProbeMatchesPerSlotReference) {
+TEST(CuckooBucketArrayTest, WordAtATimeProbeMatchesPerSlotReference) {
   // Fill buckets with near misses of the probed fingerprint (one bit off,
   // +-1, the top bit flipped, empty) so every borrow and carry case of the
   // SWAR test is exercised, then compare with the per-slot Find.
@@ -50,8 +51,8 @@ TEST(CuckooBucketTableTest, WordAtATimeProbeMatchesPerSlotReference) {
   for (uint32_t f = 4; f <= 32; ++f) {
     const uint64_t m = 41;
     const uint32_t mask = static_cast<uint32_t>((uint64_t{1} << f) - 1);
-    std::vector<uint8_t> bytes(BucketTable::BytesFor(m, f));
-    MutableBucketTable slots(bytes.data(), m, f, 0, 0);
+    std::vector<uint8_t> bytes(BucketArray::BytesFor(m, f));
+    MutableBucketArray slots(bytes.data(), m, f, 0, 0);
     for (int trial = 0; trial < 2000; ++trial) {
       const uint32_t fp = 1 + static_cast<uint32_t>(rng() % mask);
       const uint32_t near[] = {0,
@@ -80,24 +81,24 @@ TEST(CuckooBucketTableTest, WordAtATimeProbeMatchesPerSlotReference) {
   }
 }
 
-TEST(CuckooBucketTableTest, BytesAfterTheSlotsNeverChangeAnAnswer) {
+TEST(CuckooBucketArrayTest, BytesAfterTheSlotsNeverChangeAnAnswer) {
   // A view may read past its slots (into the rest of its block) to skip the
   // clamping of the last buckets' loads: whatever those bytes hold, every
-  // slot and every probe reads as in a table that ends at its slots.
+  // slot and every probe reads as in a bucket array that ends at its slots.
   std::mt19937_64 rng(5);
   for (uint32_t f = 4; f <= 32; ++f) {
     const uint64_t m = 23;
-    const size_t slot_bytes = BucketTable::BytesFor(m, f);
+    const size_t slot_bytes = BucketArray::BytesFor(m, f);
     std::vector<uint8_t> bytes(slot_bytes + 40);
-    MutableBucketTable writer(bytes.data(), m, f, 9, 0);
+    MutableBucketArray writer(bytes.data(), m, f, 9, 0);
     const uint32_t mask = static_cast<uint32_t>((uint64_t{1} << f) - 1);
     for (uint64_t i = 0; i < m * 4; ++i) {
       const uint32_t v = rng() % 3 == 0 ? 0 : static_cast<uint32_t>(rng());
       writer.Exchange(i / 4, i % 4, v & mask);
     }
     for (size_t k = slot_bytes; k < bytes.size(); ++k) bytes[k] = 0xff;
-    const BucketTable clamped(bytes.data(), slot_bytes, m, f, 9, 0);
-    const BucketTable followed(bytes.data(), bytes.size(), m, f, 9, 0);
+    const BucketArray clamped(bytes.data(), slot_bytes, m, f, 9, 0);
+    const BucketArray followed(bytes.data(), bytes.size(), m, f, 9, 0);
     for (uint64_t i = 0; i < m * 4; ++i) {
       ASSERT_EQ(followed.Get(i / 4, i % 4), clamped.Get(i / 4, i % 4));
     }
