@@ -1,7 +1,7 @@
 // bench/db/db.h: the leveled DB that sstfilter-db-bench's scenarios grow and
 // read (workload, memory-limit; open-close takes its directory): db_bench's
 // key and value shapes, the DB's shape, its Gets and what they found, and
-// what its statistics and its live tables say of the filters.
+// what its statistics and its live SST files say of the filters.
 #pragma once
 
 #include <chrono>
@@ -113,7 +113,7 @@ class BenchDb {
 
   rdb::Status Open(const DbSetup& setup, const std::string& dir);
   rdb::Status Close();
-  // Flushes the memtable, so that every Get consults the tables, and waits
+  // Flushes the memtable, so that every Get consults the SST files, and waits
   // for the compactions that follow.
   rdb::Status Settle();
   // Writes present key `index` at its version, after `overwrite` the next.
@@ -132,16 +132,16 @@ class BenchDb {
   std::string value_;
 };
 
-// The live tables' filters (from their properties), in all and per level.
+// The live SST files' filters (from their properties), in all and per level.
 struct Tree {
   uint64_t filter_bytes = 0;
-  uint64_t filter_entries = 0;  // of the tables with a filter
+  uint64_t filter_entries = 0;  // of the SST files with a filter
   uint64_t entries = 0;         // of all
   uint64_t index_bytes = 0;
   uint64_t files_without_filter = 0;
   std::string files_per_level;  // "L0:2,L1:4,..." (non-empty levels)
   std::string files_without_filter_per_level;  // "L5:1,L6:40" (if any)
-  // "L0:9.87,L1:...": filter bits per entry of all the level's tables
+  // "L0:9.87,L1:...": filter bits per entry of all the level's SST files
   std::string bits_per_key_level;
 };
 rdb::Status DescribeTree(rdb::DB* db, Tree* tree);
@@ -150,11 +150,11 @@ double BitsPerKey(uint64_t bytes, uint64_t entries);
 
 // What the Gets since the last call cost, from the DB's statistics (and
 // resets them): wasted data-block reads ((bloom.filter.full.positive -
-// full.true.positive): a filter passed a key its table does not hold; a
-// table without a filter counts in neither), filter checks (full.positive
+// full.true.positive): a filter passed a key its SST file does not hold; an
+// SST file without a filter counts in neither), filter checks (full.positive
 // + bloom.filter.useful: every filter consulted), the data blocks read
 // (block cache hits and misses: for absent keys, every one is wasted,
-// those of tables without a filter too), and the block cache's data,
+// those of SST files without a filter too), and the block cache's data,
 // filter and index misses (with use_direct_reads, blocks read from disk).
 struct ReadCosts {
   uint64_t wasted = 0;

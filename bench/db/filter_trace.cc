@@ -26,11 +26,11 @@ class FilterTrace::Listener : public rdb::EventListener {
   void OnCompactionCompleted(rdb::DB* /*db*/,
                              const rdb::CompactionJobInfo& info) override {
     Job job{db_, "compaction", info.output_level, info.input_files.size(), 0};
-    std::map<uint64_t, Table> removed, added;
+    std::map<uint64_t, SstFile> removed, added;
     Collect(info, info.input_files, info.input_file_infos, &removed);
     Collect(info, info.output_files, info.output_file_infos, &added);
-    for (const auto& [number, table] : removed) {
-      job.input_filter_bytes += table.filter_bytes;
+    for (const auto& [number, file] : removed) {
+      job.input_filter_bytes += file.filter_bytes;
     }
     if (info.input_files == info.output_files) job.kind = "move";
     trace_->Record(job, removed, added);
@@ -40,12 +40,12 @@ class FilterTrace::Listener : public rdb::EventListener {
   static void Collect(const rdb::CompactionJobInfo& info,
                       const std::vector<std::string>& paths,
                       const std::vector<rdb::CompactionFileInfo>& files,
-                      std::map<uint64_t, Table>* tables) {
+                      std::map<uint64_t, SstFile>* sst_files) {
     for (size_t i = 0; i < paths.size() && i < files.size(); ++i) {
       const auto found = info.table_properties.find(paths[i]);
-      Table& table = (*tables)[files[i].file_number];
+      SstFile& file = (*sst_files)[files[i].file_number];
       if (found == info.table_properties.end()) continue;
-      table = {found->second->num_entries, found->second->filter_size};
+      file = {found->second->num_entries, found->second->filter_size};
     }
   }
 
@@ -59,22 +59,22 @@ std::shared_ptr<rdb::EventListener> FilterTrace::ListenerFor(
 }
 
 void FilterTrace::Record(const Job& job,
-                         const std::map<uint64_t, Table>& removed,
-                         const std::map<uint64_t, Table>& added) {
+                         const std::map<uint64_t, SstFile>& removed,
+                         const std::map<uint64_t, SstFile>& added) {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (const auto& [number, table] : removed) live_.erase({job.db, number});
+  for (const auto& [number, file] : removed) live_.erase({job.db, number});
   uint64_t entries = 0, bytes = 0, without_filter = 0;
-  for (const auto& [number, table] : added) {
-    live_[{job.db, number}] = table;
-    entries += table.entries;
-    bytes += table.filter_bytes;
-    if (table.filter_bytes == 0) ++without_filter;
+  for (const auto& [number, file] : added) {
+    live_[{job.db, number}] = file;
+    entries += file.entries;
+    bytes += file.filter_bytes;
+    if (file.filter_bytes == 0) ++without_filter;
   }
   uint64_t live_entries = 0, live_bytes = 0, db_bytes = 0;
-  for (const auto& [key, table] : live_) {
-    live_entries += table.entries;
-    live_bytes += table.filter_bytes;
-    if (key.first == job.db) db_bytes += table.filter_bytes;
+  for (const auto& [key, file] : live_) {
+    live_entries += file.entries;
+    live_bytes += file.filter_bytes;
+    if (key.first == job.db) db_bytes += file.filter_bytes;
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)

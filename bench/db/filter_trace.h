@@ -1,4 +1,4 @@
-// What each flush and compaction of a DB gave its tables' filters, and what
+// What each flush and compaction of a DB gave its SST files' filters, and what
 // the live filters of every DB the trace watches take after it: one line
 // "TRACE key=value ..." per job on stdout, for reading how a memory limit
 // is held over time (`sstfilter-db-bench memory-limit --trace`).
@@ -16,7 +16,7 @@
 
 namespace sstfilter::bench {
 
-// The live tables of the DBs the listeners of one trace watch.
+// The live SST files of the DBs the listeners of one trace watch.
 class FilterTrace {
  public:
   explicit FilterTrace(uint64_t limit_bytes) : limit_bytes_(limit_bytes) {}
@@ -27,7 +27,7 @@ class FilterTrace {
 
  private:
   class Listener;
-  struct Table {
+  struct SstFile {
     uint64_t entries = 0;
     uint64_t filter_bytes = 0;
   };
@@ -38,16 +38,16 @@ class FilterTrace {
     size_t inputs = 0;
     uint64_t input_filter_bytes = 0;
   };
-  // Removes `removed` and adds `added` (file numbers with their tables) of
+  // Removes `removed` and adds `added` (file numbers with their SST files) of
   // `job`'s DB, then prints the line.
-  void Record(const Job& job, const std::map<uint64_t, Table>& removed,
-              const std::map<uint64_t, Table>& added);
+  void Record(const Job& job, const std::map<uint64_t, SstFile>& removed,
+              const std::map<uint64_t, SstFile>& added);
 
   const uint64_t limit_bytes_;
   const std::chrono::steady_clock::time_point start_ =
       std::chrono::steady_clock::now();
   std::mutex mutex_;
-  std::map<std::pair<std::string, uint64_t>, Table> live_;
+  std::map<std::pair<std::string, uint64_t>, SstFile> live_;
 };
 
 }  // namespace sstfilter::bench

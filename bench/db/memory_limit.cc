@@ -12,14 +12,14 @@
 //   the whole key range and compactions rewrite the tree; one absent Get
 //   follows every --puts-per-get Puts. Then flush and wait for
 //   compactions. After each stage (with --only-stage, that one alone):
-//     - the live tables' filter bytes (their properties), / --limit;
+//     - the live SST files' filter bytes (their properties), / --limit;
 //     - every key written so far is read back (Gets in key order) and must
 //       hold its value;
 //     - --reads/4 absent Gets of warm-up, then --reads absent Gets
 //       (uniform, odd key numbers: inside every file's key range),
 //       measured: wasted data-block reads (every data block an absent Get
-//       reads, from the cache or not: those of tables a filter passed the
-//       key for, and of tables without a filter, which RocksDB reads as
+//       reads, from the cache or not: those of SST files a filter passed the
+//       key for, and of SST files without a filter, which RocksDB reads as
 //       "may match" and its filter tickers do not count), the filters'
 //       false positives alone, filter checks, the block cache's filter,
 //       index and data misses per Get, and Gets/s.
@@ -31,7 +31,7 @@
 // (cache_index_and_filter_blocks=true,
 // pin_l0_filter_and_index_blocks_in_cache=false, high-priority pool at
 // RocksDB's default) and its capacity is --limit + --data-cache: an absent
-// Get reads a table's index only after its filter passed the key, so the
+// Get reads an SST file's index only after its filter passed the key, so the
 // indexes stay cold and the filters hold about the limit. (A capacity that
 // also counted the live index bytes left those bytes to the filters: 4.8x
 // the limit at the last stage.)
@@ -328,7 +328,7 @@ class Run {
              const Times& times) const {
     const double gets = static_cast<double>(std::max<uint64_t>(m.gets, 1));
     const double limit = static_cast<double>(args_.limit_bytes);
-    // Filter bits per key of every table, with or without a filter.
+    // Filter bits per key of every SST file, with or without a filter.
     const double bits = BitsPerKey(m.tree.filter_bytes, m.tree.entries);
     ResultLine()
         .Text("policy", policy_id_)

@@ -16,7 +16,7 @@
 # difference by Ribbon's rule: its FPR doubles for every 1.04 bits/key less.
 #
 # It prints per stage the medians over the fills (and the per-fill range of
-# LevelAware's bytes / L), the two DBs at the last stage, and the issue's
+# LevelAware's bytes / L), the two DBs at the last stage, and the
 # targets, met or missed, to OUT/memory_limit.md; each run's log is in
 # OUT/logs/, its RESULT lines one per file in OUT/runs/, the plot's data in
 # OUT/memory_limit.csv, and the plot (gnuplot) in bench/plots/memory_limit.png.
@@ -195,7 +195,7 @@ echo "# keys limit_bytes level_aware_bytes ribbon_bytes capped_bytes level_aware
     echo "| $([ "$r" = two_shared ] && echo "one object, $limit" || echo "two objects, $((limit / 2)) each") | $(m "$r" "$stages" all bytes_x_limit %.3f) | $(for f in $seeds; do two_ratio "$r" "$f" filter_bytes busy all; done | median %.3f) | $(m "$r" "$stages" busy wasted_per_get) | $(m "$r" "$stages" quiet wasted_per_get) | $(m "$r" "$stages" all wasted_per_get) | $x |"
   done
   echo
-  echo "Targets (issue 33, item 5):"
+  echo "Targets:"
   lo=$(for s in $(seq 1 "$stages"); do per_fill limit "$s" one bytes_x_limit; done | sort -g | head -1)
   hi=$(for s in $(seq 1 "$stages"); do per_fill limit "$s" one bytes_x_limit; done | sort -g | tail -1)
   # "**met**" or "missed" for the awk condition $1; "not measured" where a

@@ -9,12 +9,12 @@
 //   2. write --keys keys (FormatKey("k", 2i), 100-byte values) in kFlushes
 //      equal batches, each flushed, then one CompactRange of all (auto
 //      compactions are off, so that nothing runs at the close), then one
-//      more batch flushed: tables in two levels, L0 and the one below. The
+//      more batch flushed: SST files in two levels, L0 and the one below. The
 //      keys are a window of kKeySpaceWindows x --keys key numbers that
-//      moves every cycle, so that each cycle's tables (and filters) are its
+//      moves every cycle, so that each cycle's SST files (and filters) are its
 //      own while the reopened DB stays bounded;
 //   3. --gets Gets, half of them of present keys, half of absent ones (the
-//      odd numbers, inside every table's key range): LevelAware's readers
+//      odd numbers, inside every SST file's key range): LevelAware's readers
 //      sample them;
 //   4. close: DB::Close, the DB object destroyed.
 // Then it reads this process's resident memory (/proc/self/statm), the
@@ -32,13 +32,13 @@
 // DB one info_log (with --options shared: one logger for all the DBs, as a
 // service that logs through its own logger).
 //
-// Prints, per cycle (after the close), one CSV line "cycle,tables,rss_kib,
-// heap_bytes,malloc_bytes" to --csv (tables: the DB's live tables at its
+// Prints, per cycle (after the close), one CSV line "cycle,files,rss_kib,
+// heap_bytes,malloc_bytes" to --csv (files: the DB's live SST files at its
 // close), then one line "RESULT key=value ...": RSS, heap and malloc after
 // the warm-up and at the end, their growth per cycle, the least-squares
 // slope over the cycles after the warm-up (KiB per cycle for RSS, bytes
 // per cycle for the heap and malloc), the DBs a shared listener still
-// keeps, and the mean of the tables at a close.
+// keeps, and the mean of the SST files at a close.
 //
 // usage: sstfilter-db-bench open-close --policy ID [--listener]
 //          [--options cycle|shared] [--dirs new|same] [--shared-logger]
@@ -55,7 +55,7 @@
 //   --keys N          keys written per cycle (default 5,000)
 //   --gets N          Gets per cycle (default 5,000)
 //   --file-bytes N    target_file_size_base (default 131,072: about 4
-//                     tables below L0 at the default keys)
+//                     SST files below L0 at the default keys)
 //   --db DIR          where the DBs go, emptied first (default: one in
 //                     the temporary directory); removed at the end
 //   --csv FILE        the per-cycle lines (default: none)
@@ -125,7 +125,7 @@ class DroppingLogger : public rdb::Logger {
 };
 
 // 64 MiB write buffers never fill before the explicit flushes; 128 KiB
-// files give a few tables per level at the default sizes.
+// files give a few SST files per level at the default sizes.
 std::string OptionsString(const Args& args) {
   std::string text =
       "create_if_missing=true;disable_auto_compactions=true;"
@@ -150,7 +150,7 @@ rdb::Status MakeOptions(const Args& args,
 }
 
 struct Sample {
-  double tables = 0;  // the DB's live tables at its close
+  double files = 0;  // the DB's live SST files at its close
   double rss_kib = 0;
   double heap_bytes = 0;
   double malloc_bytes = 0;
@@ -194,7 +194,7 @@ int Fail(const char* what, int cycle, const rdb::Status& s) {
 }
 
 // The key of index j of `cycle`'s window: present (2i) or absent (2i + 1),
-// so that absent keys fall inside every table's key range.
+// so that absent keys fall inside every SST file's key range.
 std::string KeyOf(const Args& args, int cycle, uint64_t j, bool present) {
   const uint64_t space = kKeySpaceWindows * args.keys;
   const uint64_t first = static_cast<uint64_t>(cycle) * (args.keys / 3 + 1);
@@ -203,10 +203,10 @@ std::string KeyOf(const Args& args, int cycle, uint64_t j, bool present) {
   return std::string(FormatKey("k", 2 * index + (present ? 0 : 1), buf));
 }
 
-// Steps 1-4 of the header for one DB; `tables`: its live tables at the
+// Steps 1-4 of the header for one DB; `files`: its live SST files at the
 // close.
 rdb::Status OneCycle(const Args& args, const rdb::Options& options,
-                     const std::string& dir, int cycle, size_t* tables) {
+                     const std::string& dir, int cycle, size_t* files) {
   std::unique_ptr<rdb::DB> db;
   rdb::Status s = rocksdb_compat::OpenDb(options, dir, &db);
   if (!s.ok()) return s;
@@ -234,7 +234,7 @@ rdb::Status OneCycle(const Args& args, const rdb::Options& options,
   }
   std::vector<rdb::LiveFileMetaData> live;
   db->GetLiveFilesMetaData(&live);
-  *tables = live.size();
+  *files = live.size();
   const rdb::Status closed = db->Close();
   return s.ok() ? closed : s;
 }
@@ -249,27 +249,27 @@ int Run(const Args& args) {
   }
   FILE* csv = args.csv.empty() ? nullptr : std::fopen(args.csv.c_str(), "w");
   if (csv != nullptr)
-    std::fprintf(csv, "cycle,tables,rss_kib,heap_bytes,malloc_bytes\n");
+    std::fprintf(csv, "cycle,files,rss_kib,heap_bytes,malloc_bytes\n");
   std::vector<Sample> samples;
   std::error_code error;
   for (int cycle = 0; cycle < args.cycles; ++cycle) {
     const std::string dir =
         args.db_dir + (args.new_dirs ? "/db-" + std::to_string(cycle) : "/db");
     rdb::Status s;
-    size_t tables = 0;
+    size_t files = 0;
     if (args.shared_options) {
-      s = OneCycle(args, shared, dir, cycle, &tables);
+      s = OneCycle(args, shared, dir, cycle, &files);
     } else {
       rdb::Options options;
       s = MakeOptions(args, logger, &options);
-      if (s.ok()) s = OneCycle(args, options, dir, cycle, &tables);
+      if (s.ok()) s = OneCycle(args, options, dir, cycle, &files);
     }
     if (!s.ok()) return Fail("cycle", cycle, s);
     if (args.new_dirs) fs::remove_all(dir, error);
     samples.push_back(Measure());
-    samples.back().tables = static_cast<double>(tables);
+    samples.back().files = static_cast<double>(files);
     if (csv != nullptr) {
-      std::fprintf(csv, "%d,%zu,%.0f,%.0f,%.0f\n", cycle + 1, tables,
+      std::fprintf(csv, "%d,%zu,%.0f,%.0f,%.0f\n", cycle + 1, files,
                    samples.back().rss_kib, samples.back().heap_bytes,
                    samples.back().malloc_bytes);
     }
@@ -278,9 +278,9 @@ int Run(const Args& args) {
 
   const size_t from = std::min<size_t>(args.warmup, samples.size() - 1);
   std::vector<double> rss, heap, mallocs;
-  double tables = 0;
+  double files = 0;
   for (size_t i = from; i < samples.size(); ++i) {
-    tables += samples[i].tables / static_cast<double>(samples.size() - from);
+    files += samples[i].files / static_cast<double>(samples.size() - from);
     rss.push_back(samples[i].rss_kib);
     heap.push_back(samples[i].heap_bytes);
     mallocs.push_back(samples[i].malloc_bytes);
@@ -313,7 +313,7 @@ int Run(const Args& args) {
       .Real("malloc_end", last.malloc_bytes, 0)
       .Real("malloc_slope", Slope(mallocs), 1)
       .Int("watched_dbs", watched)
-      .Real("tables_at_close", tables, 2)
+      .Real("files_at_close", files, 2)
       .Int("file_bytes", args.file_bytes)
       .Print();
   return 0;

@@ -36,7 +36,7 @@
 // (full.positive + bloom.filter.useful: every filter consulted), Gets/s
 // (wall time, one thread), data blocks missed in the block cache per Get
 // (with --direct-io, blocks read from disk), filter bytes and entries (the
-// live tables' properties) with bits/key, files and bits/key per level.
+// live SST files' properties) with bits/key, files and bits/key per level.
 // One line "RESULT key=value ..." for scripts, one line for people.
 //
 // usage: sstfilter-db-bench workload --policy ID [--workload W] [--num N]
@@ -71,7 +71,7 @@ namespace {
 
 constexpr char kTool[] = "sstfilter-db-bench workload";
 // The hot-range workloads: the production-shaped workload LevelAware's
-// per-table allocation is meant for (90% of the Gets in 10% of the keys,
+// per-SST-file allocation is meant for (90% of the Gets in 10% of the keys,
 // about 80% of them hits), in 4 ranges so that each covers several files.
 constexpr int kHotRanges = 4;
 constexpr double kHotKeyShare = 0.10;

@@ -1,6 +1,7 @@
-// sstfilter-filter-bench compare: every filter policy, ours and RocksDB's, driven the way
-// RocksDB drives it (FilterPolicy::GetBuilderWithContext -> AddKey / Finish,
-// GetFilterBitsReader -> MayMatch), on the same keys in the same run.
+// sstfilter-filter-bench compare: every filter policy, ours and RocksDB's,
+// driven the way RocksDB drives it (FilterPolicy::GetBuilderWithContext ->
+// AddKey / Finish, GetFilterBitsReader -> MayMatch), on the same keys in the
+// same run.
 //
 // Subjects, per bits/key group: RocksDB's "bloomfilter" and "ribbonfilter"
 // from the librocksdb it links; against Debian's generic librocksdb also
@@ -58,10 +59,11 @@ namespace sstfilter::bench {
 namespace {
 
 // The build times --build-check holds to a limit: a policy's, as a ratio to
-// a reference's, 1e4-key filters (build_a). The first is issue 34's: the
-// cuckoo build (Cuckoo:12 is f = 11) had slipped from 0.44-0.47x
-// ribbonfilter's time to 0.51-0.70x on 11.8.1 when the cuckoo table moved
-// into one type. The second is the performance bar's target for f = 12.
+// a reference's, 1e4-key filters (build_a). The first guards the cuckoo
+// build (Cuckoo:12 is f = 11), which had slipped from 0.44-0.47x
+// ribbonfilter's time to 0.51-0.70x on 11.8.1 when the cuckoo bucket array
+// moved into one type. The second is the performance bar's target for
+// f = 12.
 struct BuildLimit {
   const char* id;
   const char* reference;

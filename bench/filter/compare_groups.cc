@@ -1,6 +1,6 @@
-// bench/filter/compare_groups.cc: what sstfilter-filter-bench compare runs: the groups of
-// policies side by side, the sizes of a smoke run, and the L3 size the
-// many-filter scenario is sized from (compare_scenarios.h).
+// bench/filter/compare_groups.cc: what sstfilter-filter-bench compare runs: the
+// groups of policies side by side, the sizes of a smoke run, and the L3 size
+// the many-filter scenario is sized from (compare_scenarios.h).
 #include <fstream>
 #include <sstream>
 #include <string>

@@ -1,8 +1,8 @@
-// bench/filter/compare_measure.h: how sstfilter-filter-bench compare measures. Keys, filters
-// built the way a table builder builds them (with the builder's peak heap,
-// alloc_meter.h), queries one at a time and in batches, the FPR count, the
-// split of a query into hashing and probing, and the per-repeat timings
-// with their medians and ratios.
+// bench/filter/compare_measure.h: how sstfilter-filter-bench compare measures.
+// Keys, filters built the way a table builder builds them (with the builder's
+// peak heap, alloc_meter.h), queries one at a time and in batches, the FPR
+// count, the split of a query into hashing and probing, and the per-repeat
+// timings with their medians and ratios.
 #pragma once
 
 #include <chrono>

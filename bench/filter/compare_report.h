@@ -1,5 +1,5 @@
-// bench/filter/compare_report.h: sstfilter-filter-bench compare's results as tables:
-// DIR/compare.{md,csv,json} and the sweeps' CSVs. The performance bar
+// bench/filter/compare_report.h: sstfilter-filter-bench compare's results as
+// tables: DIR/compare.{md,csv,json} and the sweeps' CSVs. The performance bar
 // holds each target next to its measurement (BarMeasures in the .cc).
 #pragma once
 

@@ -1,7 +1,7 @@
-// bench/filter/compare_scenarios.h: what sstfilter-filter-bench compare builds and queries.
-// The subjects of each bits/key group, the scenarios (a) cache-resident,
-// (b) many filters, (c) batched, the FPR of a 1e6-key filter, and the
-// sweeps (FPR against bits/key, the cuckoo filter over n, query time
+// bench/filter/compare_scenarios.h: what sstfilter-filter-bench compare builds
+// and queries. The subjects of each bits/key group, the scenarios (a)
+// cache-resident, (b) many filters, (c) batched, the FPR of a 1e6-key filter,
+// and the sweeps (FPR against bits/key, the cuckoo filter over n, query time
 // against total filter size). Every timing is taken with the subjects of a
 // group interleaved, `Sizes::repeats` times.
 #pragma once

@@ -58,7 +58,7 @@ int CostsMain(int argc, char** argv) {
                   num_keys > 0 && repeats > 0)) {
     return 2;
   }
-  // Ribbon at -1: Ribbon for every table (ribbonfilter's default, 0, would
+  // Ribbon at -1: Ribbon for every SST file (ribbonfilter's default, 0, would
   // build Bloom for the flush contexts, which this tool does not use).
   const std::vector<Kind> kinds = {
       {"FastLocalBloom",

@@ -1,11 +1,12 @@
-// bench/filter/fast_local_bloom_avx2.h: the second reference of sstfilter-filter-bench compare,
-// "FastLocalBloom-AVX2": RocksDB's own FastLocalBloomImpl (util/bloom_impl.h
-// of the installed version's source) compiled for this machine with
-// -DHAVE_AVX2 -mavx2 -O2 -DNDEBUG, which Debian's generic, assertion-enabled
-// librocksdb is not. Builder and reader are small adapters of ours that do
-// what RocksDB's FastLocalBloomBitsBuilder / FastLocalBloomBitsReader
-// (table/block_based/filter_policy.cc, format_version 5) do with it, so the
-// filter bytes are the same as "bloomfilter:<bits_per_key>" writes.
+// bench/filter/fast_local_bloom_avx2.h: the second reference of
+// sstfilter-filter-bench compare, "FastLocalBloom-AVX2": RocksDB's own
+// FastLocalBloomImpl (util/bloom_impl.h of the installed version's source)
+// compiled for this machine with -DHAVE_AVX2 -mavx2 -O2 -DNDEBUG, which
+// Debian's generic, assertion-enabled librocksdb is not. Builder and reader are
+// small adapters of ours that do what RocksDB's FastLocalBloomBitsBuilder /
+// FastLocalBloomBitsReader (table/block_based/filter_policy.cc, format_version
+// 5) do with it, so the filter bytes are the same as
+// "bloomfilter:<bits_per_key>" writes.
 #pragma once
 
 #include "table/block_based/filter_policy_internal.h"

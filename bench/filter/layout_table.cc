@@ -1,7 +1,8 @@
-// sstfilter-filter-bench layout-table: measures which BlockedBloom layout (lines per key, probe count) gives the
-// lowest false-positive rate at each whole bits/key from 1 to 24. Its output
-// is the source of kLayoutByBitsPerKey and kOneLineProbes in
-// filter/src/blocked_bloom.cc (the MEASUREMENT_TABLE there).
+// sstfilter-filter-bench layout-table: measures which BlockedBloom layout
+// (lines per key, probe count) gives the lowest false-positive rate at each
+// whole bits/key from 1 to 24. Its output is the source of
+// kLayoutByBitsPerKey and kOneLineProbes in filter/src/bloom/blocked_bloom.cc
+// (the MEASUREMENT_TABLE there).
 //
 // For every bits/key and lines_per_key in {1, 2} it builds filters of 1e6
 // keys with the line count ForBitsPerKey gives, for every probe count within

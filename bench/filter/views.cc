@@ -1,7 +1,7 @@
 // sstfilter-filter-bench views: filter/'s views alone, without RocksDB
-// (Google Benchmark; its --benchmark_* flags apply): build and query time per key,
-// beside the bits/key and the measured false-positive rate. BlockedBloom at
-// 10 and 16 bits/key on each SIMD path; the static cuckoo filter
+// (Google Benchmark; its --benchmark_* flags apply): build and query time per
+// key, beside the bits/key and the measured false-positive rate. BlockedBloom
+// at 10 and 16 bits/key on each SIMD path; the static cuckoo filter
 // (BuildStaticCuckoo + CuckooView) with 8-, 12- and 16-bit fingerprints.
 //
 // Sizes are chosen against this machine's caches (L2 1 MiB/core, L3 32 MiB):
