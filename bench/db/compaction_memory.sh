@@ -51,7 +51,7 @@
 #   --runs R           runs (default 3)
 #   --policies LIST    space-separated label,policy,listener (0 or 1);
 #                      the first is the reference (default below)
-#   --smoke            100,000 keys, 30,000 per file, 20,000 reads, one
+#   --smoke            300,000 keys, 100,000 per file, 50,000 reads, one
 #                      run (seconds)
 # Writes OUT/compaction_peak_memory.md, OUT/runs.csv and the logs in
 # OUT/logs/. Exits 1 if a db_bench fails or a DB did not run its policy or
@@ -66,7 +66,7 @@ while [ $# -gt 0 ]; do
     --reads) reads="$2"; shift ;;
     --runs) runs="$2"; shift ;;
     --policies) policies="$2"; shift ;;
-    --smoke) num=100000; per_file=30000; reads=20000; runs=1 ;;
+    --smoke) num=300000; per_file=100000; reads=50000; runs=1 ;;
     *) echo "$tool: unknown argument $1 (see bench/db/compaction_memory.sh)" >&2; exit 2 ;;
   esac
   shift
@@ -97,14 +97,18 @@ measured() {
     now=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
     if [ "$reset" = 0 ] && grep -q '^readmissing *:' "$log"; then
       before="$now"
-      echo 5 >"/proc/$pid/clear_refs" && reset=1
+      echo 5 2>/dev/null >"/proc/$pid/clear_refs" && reset=1
     elif [ "$reset" = 1 ] && [ -n "$now" ]; then
       peak="$now"
     fi
-    sleep 0.1
+    sleep 0.02
   done
-  if ! wait "$pid" || [ -z "$peak" ] || [ -z "$before" ]; then
+  if ! wait "$pid"; then
     echo "$tool: db_bench failed, see $log" >&2; tail -5 "$log" >&2; exit 1
+  fi
+  if [ -z "$peak" ] || [ -z "$before" ]; then
+    echo "$tool: the last compaction ended before its peak could be read (see $log): a larger --num" >&2
+    exit 1
   fi
   echo "$before $peak"
 }
