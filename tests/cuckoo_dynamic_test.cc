@@ -25,7 +25,7 @@ TEST(CuckooDynamicTest, DynamicNeverFalseNegativeUpToOneMillion) {
 TEST(CuckooDynamicTest, EraseRemovesOneCopyAtATime) {
   const auto others = RandomKeyHashes(1000, 9);
   const uint64_t key = HashKey("repeated");
-  // expected 1: copies spill into the stash and chained tables.
+  // expected 1: copies spill into the stash and chained bucket arrays.
   for (uint64_t expected : {1, 2000}) {
     CuckooFilter filter = CreateDynamic(16, expected);
     for (uint64_t h : others) ASSERT_TRUE(filter.Add(h).ok());
@@ -62,55 +62,55 @@ TEST(CuckooDynamicTest, NinthCopyOfAnItemIsTooManyDuplicates) {
   }
 }
 
-TEST(CuckooDynamicTest, FullFilterGrowsByChainingTablesOfDoubleSize) {
+TEST(CuckooDynamicTest, FullFilterGrowsByChainingBucketArraysOfDoubleSize) {
   CuckooFilter filter = CreateDynamic(12, 1000);
   const auto keys = RandomKeyHashes(100'000, 12);
   for (uint64_t h : keys) ASSERT_TRUE(filter.Add(h).ok());
   const std::string bytes = filter.Serialize();
-  const std::vector<TableInfo> tables = ReadTables(bytes);
-  ASSERT_EQ(tables.size(), filter.num_tables());
-  EXPECT_GE(tables.size(), 6u);
-  EXPECT_LE(tables.size(), CuckooLimits::kMaxTables);
-  EXPECT_EQ(tables[0].num_buckets, 261u);  // ceil(1000 / 3.84)
-  for (size_t t = 0; t + 1 < tables.size(); ++t) {
-    EXPECT_EQ(tables[t + 1].num_buckets, 2 * tables[t].num_buckets);
-    // A table was left only when its stash was in use, i.e. it was full.
-    EXPECT_GE(tables[t].num_stashed, 1u) << "table " << t;
-    EXPECT_GE(TableLoad(bytes, tables[t]), 0.9) << "table " << t;
+  const std::vector<ArrayInfo> arrays = ReadBucketArrays(bytes);
+  ASSERT_EQ(arrays.size(), filter.num_bucket_arrays());
+  EXPECT_GE(arrays.size(), 6u);
+  EXPECT_LE(arrays.size(), CuckooLimits::kMaxBucketArrays);
+  EXPECT_EQ(arrays[0].num_buckets, 261u);  // ceil(1000 / 3.84)
+  for (size_t t = 0; t + 1 < arrays.size(); ++t) {
+    EXPECT_EQ(arrays[t + 1].num_buckets, 2 * arrays[t].num_buckets);
+    // A bucket array was left only when its stash was in use, i.e. it was full.
+    EXPECT_GE(arrays[t].num_stashed, 1u) << "bucket array " << t;
+    EXPECT_GE(ArrayLoad(bytes, arrays[t]), 0.9) << "bucket array " << t;
   }
   EXPECT_EQ(filter.num_items(), keys.size());
   for (uint64_t h : keys) ASSERT_TRUE(filter.MayContain(h));
 }
 
-TEST(CuckooDynamicTest, StashVictimReturnsToItsTableWhenSlotsFree) {
+TEST(CuckooDynamicTest, StashVictimReturnsToItsBucketArrayWhenSlotsFree) {
   CuckooFilter filter = CreateDynamic(12, 100);
-  std::vector<uint64_t> first_table;
-  for (uint64_t i = 0; filter.num_tables() == 1; ++i) {
+  std::vector<uint64_t> first_array;
+  for (uint64_t i = 0; filter.num_bucket_arrays() == 1; ++i) {
     const uint64_t h = HashKey("k" + std::to_string(i));
     ASSERT_TRUE(filter.Add(h).ok());
-    first_table.push_back(h);
+    first_array.push_back(h);
   }
   // The insert that overflowed went to the stash; the next one grew.
-  first_table.pop_back();
-  std::vector<TableInfo> tables = ReadTables(filter.Serialize());
-  ASSERT_EQ(tables.size(), 2u);
-  EXPECT_EQ(tables[0].num_stashed, 1u);
-  EXPECT_EQ(tables[1].num_stashed, 0u);
-  // Free a fifth of the first table: a walk from the victim finds room.
-  for (size_t i = 0; i < first_table.size() / 5; ++i) {
-    ASSERT_TRUE(filter.Erase(first_table[i]).ok());
+  first_array.pop_back();
+  std::vector<ArrayInfo> arrays = ReadBucketArrays(filter.Serialize());
+  ASSERT_EQ(arrays.size(), 2u);
+  EXPECT_EQ(arrays[0].num_stashed, 1u);
+  EXPECT_EQ(arrays[1].num_stashed, 0u);
+  // Free a fifth of the first bucket array: a walk from the victim finds room.
+  for (size_t i = 0; i < first_array.size() / 5; ++i) {
+    ASSERT_TRUE(filter.Erase(first_array[i]).ok());
   }
-  tables = ReadTables(filter.Serialize());
-  EXPECT_EQ(tables[0].num_stashed, 0u);
-  for (size_t i = first_table.size() / 5; i < first_table.size(); ++i) {
-    ASSERT_TRUE(filter.MayContain(first_table[i]));
+  arrays = ReadBucketArrays(filter.Serialize());
+  EXPECT_EQ(arrays[0].num_stashed, 0u);
+  for (size_t i = first_array.size() / 5; i < first_array.size(); ++i) {
+    ASSERT_TRUE(filter.MayContain(first_array[i]));
   }
 }
 
 TEST(CuckooDynamicTest, EraseOfAbsentItemIsNotFound) {
   CuckooFilter empty;
   EXPECT_EQ(empty.Erase(1).code(), StatusCode::kNotFound);
-  EXPECT_EQ(empty.num_tables(), 0u);
+  EXPECT_EQ(empty.num_bucket_arrays(), 0u);
   CuckooFilter filter = CreateDynamic(16, 100);
   for (uint64_t h : SequentialKeyHashes(50)) ASSERT_TRUE(filter.Add(h).ok());
   const Status s = filter.EraseKey("never inserted");
@@ -128,7 +128,7 @@ TEST(CuckooDynamicTest, DeserializedFilterKeepsWorking) {
   ASSERT_TRUE(CuckooFilter::Deserialize(bytes, &copy).ok());
   EXPECT_EQ(copy.Serialize(), bytes);
   EXPECT_EQ(copy.num_items(), 2000u);
-  EXPECT_EQ(copy.num_tables(), filter.num_tables());
+  EXPECT_EQ(copy.num_bucket_arrays(), filter.num_bucket_arrays());
   // The copy goes on as a filter: more inserts (growing) and erases.
   for (size_t i = 2000; i < keys.size(); ++i) {
     ASSERT_TRUE(copy.Add(keys[i]).ok());
@@ -144,11 +144,11 @@ TEST(CuckooDynamicTest, DeserializedFilterKeepsWorking) {
        {BuildStatic(static_keys, 12), BuildStatic({}, 12)}) {
     CuckooFilter grown;
     ASSERT_TRUE(CuckooFilter::Deserialize(source, &grown).ok());
-    const uint32_t tables_before = grown.num_tables();
+    const uint32_t arrays_before = grown.num_bucket_arrays();
     for (uint64_t h : keys) ASSERT_TRUE(grown.Add(h).ok());
-    EXPECT_GT(grown.num_tables(), tables_before);
+    EXPECT_GT(grown.num_bucket_arrays(), arrays_before);
     for (uint64_t h : keys) ASSERT_TRUE(grown.MayContain(h));
-    if (tables_before > 0) {
+    if (arrays_before > 0) {
       for (uint64_t h : static_keys) ASSERT_TRUE(grown.MayContain(h));
     }
   }
@@ -158,9 +158,9 @@ TEST(CuckooDynamicTest, DeserializedFilterKeepsWorking) {
 }
 
 TEST(CuckooDynamicTest, ErasingInsertedItemsNeverLosesAnotherItem) {
-  // Many tables and short fingerprints make items collide across tables.
-  // Erasing every inserted item in random order must always succeed, and
-  // never take away a remaining item's only copy (the header's "Chains").
+  // Many bucket arrays and short fingerprints make items collide across bucket
+  // arrays. Erasing every inserted item in random order must always succeed,
+  // and never take away a remaining item's only copy (the header's "Chains").
   for (uint32_t f : {6u, 8u, 12u}) {
     CuckooFilter filter = CreateDynamic(f, 20);
     std::vector<uint64_t> inserted;
@@ -172,7 +172,7 @@ TEST(CuckooDynamicTest, ErasingInsertedItemsNeverLosesAnotherItem) {
         ASSERT_EQ(s.code(), StatusCode::kTooManyDuplicates) << s.ToString();
       }
     }
-    ASSERT_GE(filter.num_tables(), 8u);
+    ASSERT_GE(filter.num_bucket_arrays(), 8u);
     std::shuffle(inserted.begin(), inserted.end(), std::mt19937_64(f));
     for (size_t i = 0; i < inserted.size(); ++i) {
       ASSERT_TRUE(filter.Erase(inserted[i]).ok()) << "f=" << f << " #" << i;
@@ -193,7 +193,7 @@ TEST(CuckooDynamicTest, BatchAgreesWithSingleQueriesOnChainsWithStashes) {
   for (uint64_t h : keys) ASSERT_TRUE(filter.Add(h).ok());
   const std::string bytes = filter.Serialize();
   const CuckooView view = Parse(bytes);
-  EXPECT_GT(view.num_tables(), 3u);
+  EXPECT_GT(view.num_bucket_arrays(), 3u);
   std::vector<uint64_t> queries = AbsentKeyHashes(50000);
   queries.insert(queries.end(), keys.begin(), keys.end());
   const std::vector<char> batch = Batch(view, queries);

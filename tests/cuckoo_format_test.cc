@@ -15,9 +15,9 @@ TEST(CuckooFormatTest, StoredBytesFollowTheDocumentedDerivationAndLayout) {
   const auto keys = SequentialKeyHashes(1000);
   for (uint32_t f : {4u, 8u, 12u, 13u, 16u, 17u, 31u, 32u}) {
     const std::string bytes = BuildStatic(keys, f);
-    const std::vector<TableInfo> tables = ReadTables(bytes);
-    ASSERT_EQ(tables.size(), 1u);
-    const TableInfo& t = tables[0];
+    const std::vector<ArrayInfo> arrays = ReadBucketArrays(bytes);
+    ASSERT_EQ(arrays.size(), 1u);
+    const ArrayInfo& t = arrays[0];
     EXPECT_EQ(t.num_stashed, 0u);
     EXPECT_EQ(t.slots_offset, 0u);
     EXPECT_EQ(t.slots_size + kStaticMetadataBytes, bytes.size());
@@ -41,13 +41,13 @@ TEST(CuckooFormatTest, StoredBytesFollowTheDocumentedDerivationAndLayout) {
 }
 
 TEST(CuckooFormatTest, HandWrittenChainWithStashAnswersAsSpecified) {
-  // Three tables (5, 10, 20 buckets, seed 7): a stash entry in the first,
-  // slots in the alternate buckets of the others. Each key is found exactly
-  // where the header's derivation puts it.
+  // Three bucket arrays (5, 10, 20 buckets, seed 7): a stash entry in the
+  // first, slots in the alternate buckets of the others. Each key is found
+  // exactly where the header's derivation puts it.
   const uint32_t f = 8, seed = 7;
   const uint64_t in_stash = HashKey("in the stash");
-  const uint64_t in_slot1 = HashKey("in a slot of table 1");
-  const uint64_t in_slot2 = HashKey("in a slot of table 2");
+  const uint64_t in_slot1 = HashKey("in a slot of bucket array 1");
+  const uint64_t in_slot2 = HashKey("in a slot of bucket array 2");
   const SpecLocation s0 = SpecLocate(in_stash, seed, 5, 0, f);
   const SpecLocation s1 = SpecLocate(in_slot1, seed, 5, 1, f);
   const SpecLocation s2 = SpecLocate(in_slot2, seed, 5, 2, f);
@@ -66,7 +66,7 @@ TEST(CuckooFormatTest, HandWrittenChainWithStashAnswersAsSpecified) {
   };
   const std::string bytes = chain(s0.fingerprint);
   const CuckooView view = Parse(bytes);
-  EXPECT_EQ(view.num_tables(), 3u);
+  EXPECT_EQ(view.num_bucket_arrays(), 3u);
   EXPECT_EQ(view.num_buckets(), 35u);
   EXPECT_EQ(view.num_items(), 3u);
   EXPECT_DOUBLE_EQ(view.Load(), 2.0 / 140);
@@ -80,36 +80,36 @@ TEST(CuckooFormatTest, HandWrittenChainWithStashAnswersAsSpecified) {
   EXPECT_FALSE(Parse(other).MayContain(in_stash));
 }
 
-TEST(CuckooFormatTest, ChainedTablesFollowTheDoublingRuleAndDerivation) {
-  // A grown filter: table t has m_0 * 2^t buckets and table 0's seed, and
-  // every key not in a stash sits in a bucket the header's lifted
+TEST(CuckooFormatTest, ChainedBucketArraysFollowTheDoublingRuleAndDerivation) {
+  // A grown filter: bucket array t has m_0 * 2^t buckets and bucket array 0's
+  // seed, and every key not in a stash sits in a bucket the header's lifted
   // derivation names for it.
   CuckooFilter filter = CreateDynamic(8, 20);
   const auto keys = SequentialKeyHashes(400);
   for (uint64_t h : keys) ASSERT_TRUE(filter.Add(h).ok());
-  ASSERT_GE(filter.num_tables(), 3u);
+  ASSERT_GE(filter.num_bucket_arrays(), 3u);
   const std::string bytes = filter.Serialize();
-  const std::vector<TableInfo> tables = ReadTables(bytes);
+  const std::vector<ArrayInfo> arrays = ReadBucketArrays(bytes);
   uint64_t found = 0;
   for (uint64_t h : keys) {
-    bool in_some_table = false;
-    for (uint32_t t = 0; t < tables.size(); ++t) {
-      EXPECT_EQ(tables[t].seed, tables[0].seed);
-      EXPECT_EQ(tables[t].num_buckets, tables[0].num_buckets << t);
+    bool in_some_array = false;
+    for (uint32_t t = 0; t < arrays.size(); ++t) {
+      EXPECT_EQ(arrays[t].seed, arrays[0].seed);
+      EXPECT_EQ(arrays[t].num_buckets, arrays[0].num_buckets << t);
       const SpecLocation loc =
-          SpecLocate(h, tables[t].seed, tables[0].num_buckets, t, 8);
+          SpecLocate(h, arrays[t].seed, arrays[0].num_buckets, t, 8);
       for (uint64_t bucket : {loc.bucket, loc.alternate}) {
         for (uint32_t j = 0; j < 4; ++j) {
-          in_some_table |= SlotAt(bytes, tables[t].slots_offset, 8,
+          in_some_array |= SlotAt(bytes, arrays[t].slots_offset, 8,
                                   bucket * 4 + j) == loc.fingerprint;
         }
       }
     }
-    found += in_some_table;
+    found += in_some_array;
   }
   // Every key but the stashed ones sits in a bucket the spec names.
   uint64_t stashed = 0;
-  for (const TableInfo& t : tables) stashed += t.num_stashed;
+  for (const ArrayInfo& t : arrays) stashed += t.num_stashed;
   EXPECT_GE(found + stashed, keys.size());
 }
 
@@ -143,7 +143,7 @@ TEST(CuckooFormatTest, GoldenVectorsPinTheFormat) {
                 "00000000"                   // seed = 0
                 "00000000"                   // num_stashed = 0
                 "0300000000000000"           // num_keys = 3
-                "0c040100"                   // f = 12, 4 slots, 1 table
+                "0c040100"                   // f = 12, 4 slots, 1 bucket array
                 "53460202");                 // "SF", kind 2, version 2
   EXPECT_EQ(three, SpecFilter(12, {{1, 0, {}, three.substr(0, 6)}}, 3));
   // Larger inputs, pinned by size and XXH3-64 of the bytes.
@@ -215,7 +215,7 @@ TEST(CuckooFormatTest, MalformedBytesGiveClearErrors) {
                      "slots_per_bucket must be 4");
   }
   ExpectParseError(with_byte(fields + 2, 65), StatusCode::kCorruption,
-                   "65 tables need");
+                   "65 bucket arrays need");
   // The reserved byte is the 5th from the end, RocksDB's marker byte: a
   // trailer tag counts only after a 0 there (format.h).
   ExpectParseError(with_byte(fields + 3, 1), StatusCode::kCorruption, "magic");
@@ -226,9 +226,10 @@ TEST(CuckooFormatTest, MalformedBytesGiveClearErrors) {
   };
   ExpectParseError(with_u32(valid, meta + 4, 0), StatusCode::kCorruption,
                    "num_buckets is 0");
-  ExpectParseError(with_u32(valid, meta + 4, 28), StatusCode::kCorruption,
-                   "size mismatch: the tables' slots and stashes take 168 "
-                   "bytes, the filter holds 162");
+  ExpectParseError(
+      with_u32(valid, meta + 4, 28), StatusCode::kCorruption,
+      "size mismatch: the bucket arrays' slots and stashes take 168 "
+      "bytes, the filter holds 162");
   ExpectParseError(with_u32(valid, meta + 4, 0xffffffff),
                    StatusCode::kCorruption, "size mismatch");
   ExpectParseError(valid.substr(1), StatusCode::kCorruption, "size mismatch");
@@ -245,7 +246,7 @@ TEST(CuckooFormatTest, MalformedBytesGiveClearErrors) {
   ExpectParseError(with_u32(valid, meta + 12, 0xffffffff),
                    StatusCode::kCorruption, "size mismatch");
 
-  // A table with a stash entry (bucket 2 of 3, fingerprint 5), f = 8.
+  // A bucket array with a stash entry (bucket 2 of 3, fingerprint 5), f = 8.
   const std::string stashed = SpecFilter(8, {{3, 0, {{2, 5}}, ""}});
   ASSERT_EQ(Parse(stashed).num_items(), 1u);
   const size_t entry = stashed.size() - kStaticMetadataBytes - 8;
@@ -256,15 +257,17 @@ TEST(CuckooFormatTest, MalformedBytesGiveClearErrors) {
                    "stash fingerprint 0");
   ExpectParseError(with_u32(stashed, entry + 4, 256), StatusCode::kCorruption,
                    "stash fingerprint 256 is not a nonzero 8-bit value");
-  // Chains: table t must have 2^t times table 0's buckets and its seed.
+  // Chains: bucket array t must have 2^t times bucket array 0's buckets and its
+  // seed.
   const std::string chain = SpecFilter(8, {{3, 9, {}, ""}, {6, 9, {}, ""}});
-  ASSERT_EQ(Parse(chain).num_tables(), 2u);
+  ASSERT_EQ(Parse(chain).num_bucket_arrays(), 2u);
   const size_t second_record = chain.size() - 16 - 12;
-  ExpectParseError(with_u32(chain, second_record, 7), StatusCode::kCorruption,
-                   "table 1: num_buckets 7 is not 2^1 times table 0's 3");
+  ExpectParseError(
+      with_u32(chain, second_record, 7), StatusCode::kCorruption,
+      "bucket array 1: num_buckets 7 is not 2^1 times bucket array 0's 3");
   ExpectParseError(with_u32(chain, second_record + 4, 10),
                    StatusCode::kCorruption,
-                   "table 1: seed 10 differs from table 0's 9");
+                   "bucket array 1: seed 10 differs from bucket array 0's 9");
   // A failed parse leaves the view as it was.
   CuckooView view = Parse(valid);
   EXPECT_FALSE(CuckooView::Parse("SF", &view).ok());
@@ -276,9 +279,9 @@ TEST(CuckooFormatTest, DamagedMetadataNeverParsesAsAnotherFilter) {
       BuildStatic(SequentialKeyHashes(100), 12), kStaticMetadataBytes);
   CuckooFilter chain = CreateDynamic(8, 20);
   for (uint64_t h : SequentialKeyHashes(200)) ASSERT_TRUE(chain.Add(h).ok());
-  ASSERT_GE(chain.num_tables(), 2u);
-  ExpectEveryMetadataByteChecked<CuckooView>(chain.Serialize(),
-                                             20 + 12 * chain.num_tables());
+  ASSERT_GE(chain.num_bucket_arrays(), 2u);
+  ExpectEveryMetadataByteChecked<CuckooView>(
+      chain.Serialize(), 20 + 12 * chain.num_bucket_arrays());
 }
 
 TEST(CuckooFormatTest, TruncatedOrFlippedBytesNeverCrashTheParser) {

@@ -39,7 +39,7 @@ TEST(CuckooStaticTest, StaticNeverFalseNegativeAcrossSizesAndKeyPatterns) {
                        "n=" + std::to_string(n) + " f=" + std::to_string(f));
         EXPECT_EQ(view.num_items(), DistinctPlacements(bytes, keys))
             << "each (bucket pair, fingerprint) is stored once";
-        EXPECT_EQ(view.num_tables(), n == 0 ? 0u : 1u);
+        EXPECT_EQ(view.num_bucket_arrays(), n == 0 ? 0u : 1u);
       }
     }
   }
@@ -98,7 +98,7 @@ TEST(CuckooStaticTest, StaticBitsPerKeyAtTwelveBitFingerprintsIsAtMost12_8) {
 }
 
 TEST(CuckooStaticTest, StaticSizeFunctionsAgreeWithEachOtherAndTheBuild) {
-  EXPECT_EQ(StaticCuckooBytes(0, 12), 20u);  // the metadata of no tables
+  EXPECT_EQ(StaticCuckooBytes(0, 12), 20u);  // the metadata of no bucket arrays
   EXPECT_EQ(StaticCuckooCapacity(kStaticMetadataBytes - 1, 12), 0u);
   EXPECT_EQ(StaticCuckooCapacity(1000, 3), 0u);
   for (uint32_t f : {4u, 7u, 8u, 12u, 16u, 25u, 32u}) {
@@ -142,7 +142,7 @@ TEST(CuckooStaticTest, FingerprintBitsForABitsPerKeyIsTheWidestThatFits) {
   }
 }
 
-// The format counts a table's buckets in a u32: a static filter holds at
+// The format counts a bucket array's buckets in a u32: a static filter holds at
 // most floor((2^32-1) * 96 / 25) keys at every width. Past that there is
 // no size, and the build refuses before it reads a hash or allocates.
 TEST(CuckooStaticTest, StaticCapacityEndsAtTheFormatsBucketCount) {
@@ -244,8 +244,8 @@ TEST(CuckooStaticTest, EveryFingerprintWidthBuildsRoundTripsAndFindsAllKeys) {
     EXPECT_GT(view.EstimatedFpr(), 0.0);
     EXPECT_LT(view.EstimatedFpr(), 1.0);
 
-    // The dynamic filter at the same width, grown past its first table. An
-    // insert may be refused as a duplicate when the few fingerprints of a
+    // The dynamic filter at the same width, grown past its first bucket array.
+    // An insert may be refused as a duplicate when the few fingerprints of a
     // narrow width already fill the item's buckets; it is then found anyway.
     CuckooFilter filter = CreateDynamic(f, 1000);
     for (uint64_t h : keys) {
@@ -253,7 +253,7 @@ TEST(CuckooStaticTest, EveryFingerprintWidthBuildsRoundTripsAndFindsAllKeys) {
       ASSERT_TRUE(s.ok() || s.code() == StatusCode::kTooManyDuplicates)
           << context << ": " << s.ToString();
     }
-    EXPECT_GT(filter.num_tables(), 1u) << context;
+    EXPECT_GT(filter.num_bucket_arrays(), 1u) << context;
     const std::string serialized = filter.Serialize();
     CuckooFilter copy;
     ASSERT_TRUE(CuckooFilter::Deserialize(serialized, &copy).ok()) << context;
@@ -301,14 +301,14 @@ TEST(CuckooStaticTest, StaticBuildFromRunsEqualsBuildFromOneArray) {
   EXPECT_EQ(from_runs, BuildStatic(concatenated, 12));
 }
 
-TEST(CuckooStaticTest, EmptyStaticFilterHasNoTablesAndAnswersNo) {
+TEST(CuckooStaticTest, EmptyStaticFilterHasNoBucketArraysAndAnswersNo) {
   std::string bytes;
   ASSERT_TRUE(
       BuildStaticCuckoo(static_cast<const uint64_t*>(nullptr), 0, 12, &bytes)
           .ok());
   EXPECT_EQ(bytes, SpecFilter(12, {}, 0));
   const CuckooView view = Parse(bytes);
-  EXPECT_EQ(view.num_tables(), 0u);
+  EXPECT_EQ(view.num_bucket_arrays(), 0u);
   EXPECT_EQ(view.num_items(), 0u);
   EXPECT_EQ(view.Load(), 0.0);
   EXPECT_EQ(view.EstimatedFpr(), 0.0);

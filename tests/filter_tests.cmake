@@ -7,7 +7,7 @@ sstfilter_add_test(blocked_bloom_test
   SLOW BlockedBloomTest.NeverFalseNegativeAtTenMillionKeys)
 # The cuckoo filter: static builds, the byte format, the dynamic filter,
 # and the bucket table under them.
-foreach(name cuckoo_format_test cuckoo_dynamic_test cuckoo_bucket_table_test)
+foreach(name cuckoo_format_test cuckoo_dynamic_test cuckoo_bucket_array_test)
   sstfilter_add_test(${name}
     SOURCES ${name}.cc
     LIBS sstfilter_core_internals

@@ -71,7 +71,7 @@ elseif(STEP STREQUAL "subdirectory")
   run("building the add_subdirectory consumer" ${CMAKE_COMMAND}
       --build "${build}")
   # sstfilter's own tests, benchmarks and tools stayed out of that build.
-  foreach(target blocked_bloom_test sstfilter_filter_bench
+  foreach(target blocked_bloom_test sstfilter-filter-bench
                  sstfilter-filter-demo)
     file(GLOB_RECURSE made "${build}/sstfilter/*/${target}")
     if(made)

@@ -2,8 +2,8 @@
 // itself (the key hashes), whatever the filter kind, at 10^6 and 10^7 keys,
 // with optimize_filters_for_memory off and (at 10^6) on. Measured by
 // counting every heap allocation of this test binary with alloc_meter
-// (rocksdb_plugin/support/), the meter that sstfilter-compare reports
-// builder memory with.
+// (rocksdb_plugin/support/), the meter that `sstfilter-filter-bench compare`
+// reports builder memory with.
 // (rocksdb_builder_scale_test, label "long", measures 10^8.)
 #include <gtest/gtest.h>
 

@@ -59,7 +59,7 @@ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSSTFILTER_SANITIZE=ON -DSSTFILTER_WITH_ROCKSDB=OFF >/dev/null
 cmake --build build/asan -j "$jobs" --target blocked_bloom_test \
   cuckoo_static_test cuckoo_format_test cuckoo_dynamic_test \
-  cuckoo_bucket_table_test format_compat_test level_allocation_test \
+  cuckoo_bucket_array_test format_compat_test level_allocation_test \
   block_classifier_test workload_test \
   usable_space_test
 run_ctest build/asan -L filter

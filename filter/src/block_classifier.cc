@@ -1,9 +1,13 @@
+// The one rule that tells our blocks and RocksDB's apart (ClassifyBlock,
+// block_classifier.h), and its second half for ours: FilterView::Parse
+// (filter_view.h), the kind a block's tags name, parsed.
 #include "sstfilter/block_classifier.h"
 
 #include <string>
 #include <utility>
 
 #include "sstfilter/detail/endian.h"
+#include "sstfilter/filter_view.h"
 #include "sstfilter/format.h"
 
 namespace sstfilter {
@@ -86,6 +90,33 @@ BuiltinFormat ReadLegacyBloom(const char* meta, size_t len) {
   return f;
 }
 
+// ---------------------------------------------------------- FilterView::Parse
+
+template <typename View>
+Status ParseAs(
+    std::string_view bytes, const BlockTags& tags,
+    std::variant<std::monostate, BlockedBloomView, CuckooView>* out) {
+  View view;
+  Status s = View::Parse(bytes, tags, &view);
+  if (s.ok()) *out = std::move(view);
+  return s;
+}
+
+Status ParseKind(
+    std::string_view bytes, const BlockTags& tags, FilterKind kind,
+    std::variant<std::monostate, BlockedBloomView, CuckooView>* out) {
+  switch (kind) {
+    case FilterKind::kBlockedBloom:
+      return ParseAs<BlockedBloomView>(bytes, tags, out);
+    case FilterKind::kCuckoo:
+      return ParseAs<CuckooView>(bytes, tags, out);
+    default:  // no kind of ours
+      break;
+  }
+  return Status::NotSupported("unknown filter kind " +
+                              std::to_string(static_cast<int>(kind)));
+}
+
 }  // namespace
 
 bool FamilyNamed(std::string_view compatibility_name, BlockFamily* family) {
@@ -158,6 +189,26 @@ BlockClass ClassifyBlock(std::string_view bytes, BlockFamily family) {
       break;
   }
   return block;
+}
+
+Status FilterView::Parse(std::string_view bytes, FilterView* out) {
+  return Parse(bytes, ReadBlockTags(bytes), out);
+}
+
+// The trailer's kind first; then, if that fails, the kind of a v1 head tag
+// (a v1 block may end in bytes that look like another kind's trailer).
+Status FilterView::Parse(std::string_view bytes, const BlockTags& tags,
+                         FilterView* out) {
+  FormatTag first;
+  Status s = tags.First(&first);
+  if (!s.ok()) return s;
+  s = ParseKind(bytes, tags, first.kind, &out->view_);
+  if (!s.ok() && tags.has_head && tags.head.version == 1 &&
+      tags.head.kind != first.kind &&
+      ParseKind(bytes, tags, tags.head.kind, &out->view_).ok()) {
+    return Status::Ok();
+  }
+  return s;
 }
 
 }  // namespace sstfilter

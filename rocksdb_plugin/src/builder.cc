@@ -114,7 +114,7 @@ class Builder : public BitsBuilder {
   }
 
   // The rules of RocksDB's own builders (XXPH3FilterBitsBuilder in
-  // filter_policy.cc). The alt goes first, so that the last entry added is
+  // filter_policy.cc). The alt goes first, so that the last key added is
   // the key whenever the key is new.
   void AddKeyAndAlt(const Slice& key, const Slice& alt) override {
     const uint64_t key_hash = detail::HashKeyInline(ToView(key));
@@ -178,18 +178,18 @@ class Builder : public BitsBuilder {
     return ROCKSDB_NAMESPACE::Status::OK();
   }
 
-  size_t CalculateSpace(size_t num_entries) override {
-    if (BuildsCuckoo(num_entries)) {
-      return StaticCuckooBytes(num_entries, config_.fingerprint_bits);
+  size_t CalculateSpace(size_t num_keys_added) override {
+    if (BuildsCuckoo(num_keys_added)) {
+      return StaticCuckooBytes(num_keys_added, config_.fingerprint_bits);
     }
-    return BloomParams(num_entries).SerializedSize();
+    return BloomParams(num_keys_added).SerializedSize();
   }
 
-  double EstimatedFpRate(size_t num_entries, size_t bytes) override {
-    if (BuildsCuckoo(num_entries)) {
-      return StaticCuckooFpr(num_entries, bytes, config_.fingerprint_bits);
+  double EstimatedFpRate(size_t num_keys_added, size_t bytes) override {
+    if (BuildsCuckoo(num_keys_added)) {
+      return StaticCuckooFpr(num_keys_added, bytes, config_.fingerprint_bits);
     }
-    return BloomParams(num_entries).EstimatedFprIn(bytes, num_entries);
+    return BloomParams(num_keys_added).EstimatedFprIn(bytes, num_keys_added);
   }
 
   // The most keys whose filter takes at most `bytes` at the configured

@@ -70,20 +70,20 @@ class BitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
  public:
   // Adds `key` and `alt` (its prefix) with RocksDB's de-duplication rules
   // (see filter_policy_internal.h): `alt` is dropped if it equals the
-  // previous call's alt, `key`, or the last entry added; `key` is dropped if
-  // it equals the last entry added or the previous call's alt.
+  // previous call's alt, `key`, or the last key added; `key` is dropped if
+  // it equals the last key added or the previous call's alt.
   // (`virtual` as well as override: on older releases these are new.)
   virtual void AddKeyAndAlt(const ROCKSDB_NAMESPACE::Slice& key,
                             const ROCKSDB_NAMESPACE::Slice& alt)
       SSTFILTER_OVERRIDE_SINCE_9_6 = 0;
 
-  // Bytes that Finish writes for `num_entries` distinct entries. (A cuckoo
+  // Bytes that Finish writes for `num_keys_added` distinct keys. (A cuckoo
   // build that needs a retry at a larger size writes ~1% more.)
-  virtual size_t CalculateSpace(size_t num_entries)
+  virtual size_t CalculateSpace(size_t num_keys_added)
       SSTFILTER_OVERRIDE_SINCE_10_9 = 0;
 
-  // The model FPR of a filter of `bytes` bytes holding `num_entries`.
-  virtual double EstimatedFpRate(size_t num_entries, size_t bytes)
+  // The model FPR of a filter of `bytes` bytes holding `num_keys_added`.
+  virtual double EstimatedFpRate(size_t num_keys_added, size_t bytes)
       SSTFILTER_OVERRIDE_SINCE_10_9 = 0;
 };
 

@@ -1,5 +1,6 @@
 // The policies' names and makers: each policy lives in its own file
-// (blocked_bloom_policy.cc, cuckoo_policy.cc, level_aware_policy.cc), and
+// (BlockedBloom with the base of every policy in policy_base.cc;
+// cuckoo_policy.cc, level_aware_policy.cc), and
 // registration.cc registers each maker under its name. LevelAware's file
 // also makes RocksDB's own policies for the levels it gives RocksDB's kinds
 // (RocksdbPolicyFor).

@@ -13,9 +13,8 @@
 #include "sstfilter/block_classifier.h"
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
-#include "sstfilter/detail/avx2_line_ops.h"
 #include "sstfilter/detail/blocked_bloom_probe.h"
-#include "sstfilter/detail/cuckoo_table.h"
+#include "sstfilter/detail/cuckoo_bucket_array.h"
 #include "sstfilter/detail/key_hash.h"
 #include "sstfilter/filter_view.h"
 #include "sstfilter/hash.h"
@@ -243,24 +242,24 @@ SSTFILTER_AVX2_BLOOM_READER(detail::Avx2LineOpsUpTo8Probes, 2)
 #undef SSTFILTER_AVX2_BLOOM_READER
 #endif
 
-// The common static cuckoo filter (CuckooView::StaticTableOf).
+// The common static cuckoo filter (CuckooView::StaticBucketArrayOf).
 class StaticCuckooReader final : public Reader {
  public:
-  StaticCuckooReader(const detail::cuckoo::BucketTable& table,
+  StaticCuckooReader(const detail::cuckoo::BucketArray& array,
                      std::shared_ptr<const ProbeSampler> sampler)
-      : Reader(std::move(sampler)), table_(table) {}
+      : Reader(std::move(sampler)), array_(array) {}
   bool MayMatch(const Slice& key) override {
     return Sampled(key, detail::cuckoo::StaticMayContain(
-                            table_, detail::HashKeyInline(ToView(key))));
+                            array_, detail::HashKeyInline(ToView(key))));
   }
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
-    detail::cuckoo::StaticMayContainBatchOf(table_, BatchSize(num_keys),
+    detail::cuckoo::StaticMayContainBatchOf(array_, BatchSize(num_keys),
                                             HashOfKey{keys}, may_match);
     SampledBatch(num_keys, keys, may_match);
   }
 
  private:
-  const detail::cuckoo::BucketTable table_;
+  const detail::cuckoo::BucketArray array_;
 };
 
 // Any other filter (a cuckoo chain or stash, wide fingerprints, format v1
@@ -342,9 +341,9 @@ FilterBitsReader* NewBitsReaderOnPath(
     return NewBlockedBloomReader(std::move(block.ours), path,
                                  std::move(sampler));
   }
-  detail::cuckoo::BucketTable table;
-  if (block.ours.cuckoo()->StaticTableOf(&table)) {
-    return new StaticCuckooReader(table, std::move(sampler));
+  detail::cuckoo::BucketArray array;
+  if (block.ours.cuckoo()->StaticBucketArrayOf(&array)) {
+    return new StaticCuckooReader(array, std::move(sampler));
   }
   return new ViewReader(std::move(block.ours), std::move(sampler));
 }

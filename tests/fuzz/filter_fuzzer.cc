@@ -10,7 +10,7 @@
 #include "sstfilter/blocked_bloom.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/detail/blocked_bloom_probe.h"
-#include "sstfilter/detail/cuckoo_table.h"
+#include "sstfilter/detail/cuckoo_bucket_array.h"
 #include "sstfilter/filter_view.h"
 #include "sstfilter/hash.h"
 
@@ -59,8 +59,8 @@ void ExerciseInlineProbes(const sstfilter::FilterView& any,
         });
     return;
   }
-  detail::cuckoo::BucketTable shape;
-  if (any.cuckoo()->StaticTableOf(&shape)) {
+  detail::cuckoo::BucketArray shape;
+  if (any.cuckoo()->StaticBucketArrayOf(&shape)) {
     ExpectSameAnswers(
         *any.cuckoo(), probes,
         [&](uint64_t h) { return detail::cuckoo::StaticMayContain(shape, h); },

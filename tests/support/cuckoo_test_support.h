@@ -24,7 +24,7 @@
 
 namespace sstfilter::test_support {
 
-// A static filter's metadata: checksum, one table record, key count,
+// A static filter's metadata: checksum, one bucket array record, key count,
 // fields, tag.
 constexpr size_t kStaticMetadataBytes = 32;
 
@@ -86,37 +86,37 @@ inline size_t SpecSlotBytes(uint64_t num_buckets, uint32_t f) {
   return static_cast<size_t>((num_buckets * 4 * f + 7) / 8);
 }
 
-// The per-table fields of serialized v2 bytes (assumed valid), read from
+// The per-bucket array fields of serialized v2 bytes (assumed valid), read from
 // the metadata at the end as the header describes.
-struct TableInfo {
+struct ArrayInfo {
   uint32_t num_buckets, seed, num_stashed;
   size_t slots_offset, slots_size, stash_offset;
 };
 
-inline std::vector<TableInfo> ReadTables(const std::string& bytes) {
+inline std::vector<ArrayInfo> ReadBucketArrays(const std::string& bytes) {
   const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
   const size_t n = bytes.size();
   const uint32_t f = data[n - 8];
-  const uint32_t num_tables = data[n - 6];
-  const size_t records = n - 16 - 12 * size_t{num_tables};
-  std::vector<TableInfo> tables;
+  const uint32_t num_bucket_arrays = data[n - 6];
+  const size_t records = n - 16 - 12 * size_t{num_bucket_arrays};
+  std::vector<ArrayInfo> arrays;
   size_t pos = 0;
-  for (uint32_t t = 0; t < num_tables; ++t) {
+  for (uint32_t t = 0; t < num_bucket_arrays; ++t) {
     const uint8_t* record = data + records + 12 * t;
-    TableInfo info;
+    ArrayInfo info;
     info.num_buckets = detail::LoadLittleEndian<uint32_t>(record);
     info.seed = detail::LoadLittleEndian<uint32_t>(record + 4);
     info.num_stashed = detail::LoadLittleEndian<uint32_t>(record + 8);
     info.slots_offset = pos;
     info.slots_size = SpecSlotBytes(info.num_buckets, f);
     pos += info.slots_size;
-    tables.push_back(info);
+    arrays.push_back(info);
   }
-  for (TableInfo& info : tables) {
+  for (ArrayInfo& info : arrays) {
     info.stash_offset = pos;
     pos += size_t{8} * info.num_stashed;
   }
-  return tables;
+  return arrays;
 }
 
 // ---------------------------------------------------------------------------
@@ -128,7 +128,7 @@ struct SpecLocation {
   uint32_t fingerprint;
 };
 
-// Table `level` t of a chain whose table 0 has m0 buckets.
+// Bucket array `level` t of a chain whose bucket array 0 has m0 buckets.
 inline SpecLocation SpecLocate(uint64_t h, uint32_t seed, uint64_t m0,
                                uint32_t level, uint32_t f) {
   const uint64_t hs =
@@ -164,9 +164,9 @@ inline std::string U32(uint32_t v) {
   return s;
 }
 
-// One table of a filter written by hand: zero slots unless `slots` is
+// One bucket array of a filter written by hand: zero slots unless `slots` is
 // given.
-struct SpecTable {
+struct SpecArray {
   uint32_t num_buckets;
   uint32_t seed;
   std::vector<std::pair<uint32_t, uint32_t>> stash;  // bucket, fingerprint
@@ -176,10 +176,10 @@ struct SpecTable {
 // A filter written by hand from the header's v2 layout: the slots, the
 // stashes, then the metadata with its checksum (the low 32 bits of XXH3-64,
 // i.e. HashKey, of the metadata after the checksum).
-inline std::string SpecFilter(uint32_t f, std::vector<SpecTable> tables,
+inline std::string SpecFilter(uint32_t f, std::vector<SpecArray> arrays,
                               uint64_t num_keys = 0) {
   std::string out, metadata;
-  for (SpecTable& t : tables) {
+  for (SpecArray& t : arrays) {
     if (t.slots.empty()) {
       t.slots.assign(SpecSlotBytes(t.num_buckets, f), '\0');
     }
@@ -187,36 +187,36 @@ inline std::string SpecFilter(uint32_t f, std::vector<SpecTable> tables,
     metadata += U32(t.num_buckets) + U32(t.seed) +
                 U32(static_cast<uint32_t>(t.stash.size()));
   }
-  for (const SpecTable& t : tables) {
+  for (const SpecArray& t : arrays) {
     for (const auto& [bucket, fp] : t.stash) out += U32(bucket) + U32(fp);
   }
   metadata += U32(static_cast<uint32_t>(num_keys)) +
               U32(static_cast<uint32_t>(num_keys >> 32));
   metadata += std::string{static_cast<char>(f), '\x04',
-                          static_cast<char>(tables.size()), '\0'};
+                          static_cast<char>(arrays.size()), '\0'};
   metadata += std::string("SF\x02\x02", 4);
   return out + U32(static_cast<uint32_t>(HashKey(metadata))) + metadata;
 }
 
-// One table of a chain as a filter of its own.
-inline std::string TableAsFilter(const std::string& bytes,
-                                 const TableInfo& table) {
+// One bucket array of a chain as a filter of its own.
+inline std::string ArrayAsFilter(const std::string& bytes,
+                                 const ArrayInfo& array) {
   const uint32_t f = static_cast<uint8_t>(bytes[bytes.size() - 8]);
-  SpecTable single{table.num_buckets,
-                   table.seed,
+  SpecArray single{array.num_buckets,
+                   array.seed,
                    {},
-                   bytes.substr(table.slots_offset, table.slots_size)};
-  for (uint32_t i = 0; i < table.num_stashed; ++i) {
-    const char* entry = bytes.data() + table.stash_offset + 8 * i;
+                   bytes.substr(array.slots_offset, array.slots_size)};
+  for (uint32_t i = 0; i < array.num_stashed; ++i) {
+    const char* entry = bytes.data() + array.stash_offset + 8 * i;
     single.stash.emplace_back(detail::LoadLittleEndian<uint32_t>(entry),
                               detail::LoadLittleEndian<uint32_t>(entry + 4));
   }
   return SpecFilter(f, {single});
 }
 
-// The occupied fraction of one table of a chain.
-inline double TableLoad(const std::string& bytes, const TableInfo& table) {
-  const std::string single = TableAsFilter(bytes, table);
+// The occupied fraction of one bucket array of a chain.
+inline double ArrayLoad(const std::string& bytes, const ArrayInfo& array) {
+  const std::string single = ArrayAsFilter(bytes, array);
   return Parse(single).Load();
 }
 
@@ -225,13 +225,13 @@ inline double TableLoad(const std::string& bytes, const TableInfo& table) {
 // whose pair and fingerprint are already there needs no copy of its own.
 inline size_t DistinctPlacements(const std::string& bytes,
                                  const std::vector<uint64_t>& keys) {
-  const std::vector<TableInfo> tables = ReadTables(bytes);
-  if (tables.empty()) return 0;
+  const std::vector<ArrayInfo> arrays = ReadBucketArrays(bytes);
+  if (arrays.empty()) return 0;
   const uint32_t f = static_cast<uint8_t>(bytes[bytes.size() - 8]);
   std::set<std::tuple<uint64_t, uint64_t, uint32_t>> placements;
   for (uint64_t h : keys) {
     const SpecLocation loc =
-        SpecLocate(h, tables[0].seed, tables[0].num_buckets, 0, f);
+        SpecLocate(h, arrays[0].seed, arrays[0].num_buckets, 0, f);
     placements.insert({std::min(loc.bucket, loc.alternate),
                        std::max(loc.bucket, loc.alternate), loc.fingerprint});
   }

@@ -66,7 +66,7 @@ void DescribeView(const CuckooView& view, FilterBlockInfo* info) {
       {"fingerprint_bits", view.fingerprint_bits()},
       {"slots_per_bucket", CuckooLimits::kSlotsPerBucket},
       {"num_buckets", static_cast<int64_t>(view.num_buckets())},
-      {"num_tables", view.num_tables()},
+      {"num_bucket_arrays", view.num_bucket_arrays()},
   };
   info->keys = view.num_keys();
   info->occupancy_name = "load";

@@ -6,58 +6,60 @@
 // found by partial-key cuckoo hashing. Unlike the paper's XOR rule, the
 // alternate bucket is
 //     alternate(i, fp) = (R(fp) - i) mod m,   R(fp) = FastRange64(fp * C, m)
-// which is an involution for ANY bucket count m, so tables need not be
+// which is an involution for ANY bucket count m, so bucket arrays need not be
 // powers of two (which wastes up to half the space).
 //
-// From a key's 64-bit hash h (sstfilter/hash.h) and a table's seed s:
+// From a key's 64-bit hash h (sstfilter/hash.h) and a bucket array's seed s:
 //     hs          = s == 0 ? h : Remix64(h ^ (s * 0x9e3779b97f4a7c15))
 //     bucket      = FastRange64(hs, m)
 //     fingerprint = 1 + FastRange32(low32(hs), 2^f - 1)     never 0
 //     C           = 0xc6a4a7935bd1e995
 //
-// Chains. Table t of a chain has m_0 * 2^t buckets (m_0: table 0's) and
-// table 0's seed, and its alternate bucket lifts table 0's rule:
+// Chains. Bucket array t of a chain has m_0 * 2^t buckets (m_0: bucket array
+// 0's) and bucket array 0's seed, and its alternate bucket lifts bucket array
+// 0's rule:
 //     alternate_t(i, fp) = ((R_0(fp) - (i >> t)) mod m_0) << t
 //                        | ((i XOR (fp * 0x9e3779b97f4a7c15) >> (64 - t))
 //                           mod 2^t)
 // with R_0 computed with m_0 (for t = 0 this is the rule above). Since
-// bucket_t >> 1 = bucket_(t-1), a bucket pair of table t shifted right by
-// one is the item's pair in table t-1: two items that share a fingerprint
-// and a pair in a table share them in every older table too. That is what
-// makes erase (newest table first) safe: when it removes another item's
-// copy, the erased item's own copy, in an older table, serves that item.
-// (Independent seeds or sizes per table would let erase remove another
-// item's only copy, a false negative.)
+// bucket_t >> 1 = bucket_(t-1), a bucket pair of bucket array t shifted right
+// by one is the item's pair in bucket array t-1: two items that share a
+// fingerprint and a pair in a bucket array share them in every older bucket
+// array too. That is what makes erase (newest bucket array first) safe: when it
+// removes another item's copy, the erased item's own copy, in an older bucket
+// array, serves that item. (Independent seeds or sizes per bucket array would
+// let erase remove another item's only copy, a false negative.)
 //
 // Serialized format (kind 2), little-endian. Version 2, the one written:
 //   offset  size  field
-//   0       the slots of table 0, then of table 1, ..., table t taking
-//           ceil(m_t * 4 * f / 8) bytes: slot j of bucket i is the f-bit
-//           field at bit (i*4 + j) * f of this little-endian bit stream
-//           (bit k is bit k%8 of byte k/8)
-//   then    8 * num_stashed per table, table 0's first: stash entries,
-//           u32 bucket, u32 fingerprint
+//   0       the slots of bucket array 0, then of bucket array 1, ...,
+//           bucket array t taking ceil(m_t * 4 * f / 8) bytes: slot j of
+//           bucket i is the f-bit field at bit (i*4 + j) * f of this
+//           little-endian bit stream (bit k is bit k%8 of byte k/8)
+//   then    8 * num_stashed per bucket array, bucket array 0's first:
+//           stash entries, u32 bucket, u32 fingerprint
 //   then    the metadata, 20 + 12 * T bytes, ending the block:
 //     +0       4   checksum: MetadataChecksum (format.h) of the rest of
 //                  the metadata
-//     +4       12  per table t < T: num_buckets m (u32, >= 1; m_0 * 2^t),
-//                  seed s (u32; the same in every table), num_stashed (u32)
+//     +4       12  per bucket array t < T: num_buckets m (u32, >= 1;
+//                  m_0 * 2^t), seed s (u32; the same in every bucket
+//                  array), num_stashed (u32)
 //     end-16   8   num_keys (u64): the keys the filter was built from, or
 //                  the items a dynamic filter holds (informational, not used
 //                  by queries)
 //     end-8    1   fingerprint_bits f, 4..32
 //     end-7    1   slots_per_bucket, = 4
-//     end-6    1   num_tables T, 0..32 (0: empty filter, answers "no";
+//     end-6    1   num_bucket_arrays T, 0..32 (0: empty filter, answers "no";
 //                  the doubling rule allows no more)
 //     end-5    1   reserved, zero
 //     end-4    4   tag: "SF", kind = 2, version = 2
 // Since the metadata follows the slots, an 8-byte load at any bucket stays
 // inside the block. Version 1 (read forever) had the fields first:
 //   0 "SF" | 2 kind = 2 | 3 version = 1 | 4 f | 5 slots_per_bucket |
-//   6 T | 7 reserved | then per table: its 12-byte record, its slots,
+//   6 T | 7 reserved | then per bucket array: its 12-byte record, its slots,
 //   its stash entries; no checksum.
-// A static filter (the SST case) is one table with an empty stash: 32 bytes
-// of metadata. A dynamic filter that grew is a chain of tables.
+// A static filter (the SST case) is one bucket array with an empty stash: 32
+// bytes of metadata. A dynamic filter that grew is a chain of bucket arrays.
 #pragma once
 
 #include <cstddef>
@@ -67,7 +69,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sstfilter/detail/cuckoo_table.h"
+#include "sstfilter/detail/cuckoo_bucket_array.h"
 #include "sstfilter/format.h"
 #include "sstfilter/status.h"
 
@@ -77,9 +79,9 @@ struct CuckooLimits {
   static constexpr uint32_t kSlotsPerBucket = detail::cuckoo::kSlotsPerBucket;
   static constexpr uint32_t kMinFingerprintBits = 4;
   static constexpr uint32_t kMaxFingerprintBits = 32;
-  // Table t of a chain has 2^t times table 0's buckets, at most 2^32 - 1:
-  // so at most 32 tables (the parser refuses more).
-  static constexpr uint32_t kMaxTables = 32;
+  // Bucket array t of a chain has 2^t times bucket array 0's buckets, at most
+  // 2^32 - 1: so at most 32 bucket arrays (the parser refuses more).
+  static constexpr uint32_t kMaxBucketArrays = 32;
   // An item's two buckets hold at most 2 * 4 copies of one fingerprint.
   static constexpr uint32_t kMaxDuplicates = 2 * kSlotsPerBucket;
 };
@@ -123,7 +125,7 @@ double StaticCuckooFpr(uint64_t num_keys, size_t bytes,
 // large inputs cannot reach 96%: too few fingerprints give too few
 // alternate buckets, so the build grows; measured at f = 4: load 0.90-0.94
 // for 1e5-1e6 keys.) Errors only for fingerprint_bits outside 4..32
-// (InvalidArgument) or a table past the format's 2^32-1 buckets
+// (InvalidArgument) or a bucket array past the format's 2^32-1 buckets
 // (CapacityExceeded: for more than StaticCuckooCapacity(SIZE_MAX, f) keys
 // before a hash is read or a byte allocated, or after growing). Reads
 // `hashes` only.
@@ -138,13 +140,13 @@ struct HashRun {
 
 // Bounds on the size of a static build over runs.
 struct StaticCuckooBounds {
-  // At least this many buckets (a larger table, lower load and FPR), for a
-  // size chosen by FitStaticCuckooToUsable (sstfilter/usable_space.h).
+  // At least this many buckets (a larger bucket array, lower load and FPR), for
+  // a size chosen by FitStaticCuckooToUsable (sstfilter/usable_space.h).
   // Fewer than the 0.96 load needs count as that.
   uint64_t min_buckets = 0;
   // CapacityExceeded if the filter would take more (a container's limit,
   // such as RocksDB's 4 GiB block), at the first attempt or after growing;
-  // no table larger than this is allocated, and *out is left empty.
+  // no bucket array larger than this is allocated, and *out is left empty.
   size_t max_bytes = SIZE_MAX;
 };
 
@@ -178,15 +180,15 @@ class CuckooView {
                        bool* results) const;
 
   uint32_t fingerprint_bits() const;
-  uint32_t num_tables() const;
+  uint32_t num_bucket_arrays() const;
   uint8_t format_version() const { return version_; }
   // For readers that probe inline (StaticMayContain in
-  // detail/cuckoo_table.h): true, with its one table, if this is the common
-  // static filter (one table, no stash, fingerprint_bits <= 16, every
-  // bucket's 8-byte load inside the block, as in format v2); false
+  // detail/cuckoo_bucket_array.h): true, with its one bucket array, if this is
+  // the common static filter (one bucket array, no stash, fingerprint_bits <=
+  // 16, every bucket's 8-byte load inside the block, as in format v2); false
   // otherwise.
-  bool StaticTableOf(detail::cuckoo::BucketTable* table) const;
-  uint64_t num_buckets() const;  // over all tables
+  bool StaticBucketArrayOf(detail::cuckoo::BucketArray* array) const;
+  uint64_t num_buckets() const;  // over all bucket arrays
   size_t SizeBytes() const;
   // The statistics below scan every slot (they are for tools and tests).
   uint64_t num_items() const;  // occupied slots plus stash entries
@@ -194,36 +196,36 @@ class CuckooView {
   // a bucket pair and fingerprint share one item); num_items() for v1.
   uint64_t num_keys() const;
   double Load() const;  // occupied slots / all slots
-  // Expected FPR of the filter as it is: per table, a query compares
+  // Expected FPR of the filter as it is: per bucket array, a query compares
   // against the items in two buckets, each matching with p = 1/(2^f - 1).
   double EstimatedFpr() const;
 
  private:
-  friend class CuckooFilter;  // Deserialize copies the parsed tables
-  struct Table;
-  std::vector<Table> tables_;
+  friend class CuckooFilter;  // Deserialize copies the parsed bucket arrays
+  struct Array;
+  std::vector<Array> arrays_;
   uint32_t fingerprint_bits_ = 0;
   size_t size_bytes_ = 0;
   uint8_t version_ = kCurrentFormatVersion;
   uint64_t num_keys_ = 0;
   bool keys_known_ = false;
-  // The common static filter (StaticTableOf): probed by the inline probe.
-  bool static_table_ = false;
+  // The common static filter (StaticBucketArrayOf): probed by the inline probe.
+  bool static_array_ = false;
 };
 
 // A dynamic cuckoo filter: Add, Erase, MayContain.
 //
 // Insertion kicks items between their two buckets up to a bounded number of
-// times; if the last evicted item finds no place it goes to the table's
-// stash, so an inserted item is never lost. A table whose stash is in use
-// is full: the filter then grows by chaining a new table with twice the
-// buckets (as a scalable Bloom filter adds filters; Almeida et al. 2007),
-// and queries check every table. Inserts go to the newest table; erase
-// searches the newest first (see "Chains" above for why that is safe).
+// times; if the last evicted item finds no place it goes to the bucket array's
+// stash, so an inserted item is never lost. A bucket array whose stash is in
+// use is full: the filter then grows by chaining a new bucket array with twice
+// the buckets (as a scalable Bloom filter adds filters; Almeida et al. 2007),
+// and queries check every bucket array. Inserts go to the newest bucket array;
+// erase searches the newest first (see "Chains" above for why that is safe).
 // Serialize() writes the chain in the format above.
 class CuckooFilter {
  public:
-  // An empty filter (no tables, 12-bit fingerprints); prefer Create.
+  // An empty filter (no bucket arrays, 12-bit fingerprints); prefer Create.
   CuckooFilter();
   ~CuckooFilter();
   CuckooFilter(CuckooFilter&&) noexcept;
@@ -236,9 +238,9 @@ class CuckooFilter {
   static Status Deserialize(std::string_view bytes, CuckooFilter* out);
 
   // Ok; TooManyDuplicates if the item's buckets already hold 2*4 copies of
-  // its fingerprint over all tables (the filter is unchanged: the item
-  // already answers "maybe"); CapacityExceeded if the next table would pass
-  // the format's 2^32-1 buckets.
+  // its fingerprint over all bucket arrays (the filter is unchanged: the item
+  // already answers "maybe"); CapacityExceeded if the next bucket array would
+  // pass the format's 2^32-1 buckets.
   Status Add(uint64_t hash);
   Status AddKey(std::string_view key);
   // Removes one copy. NotFound if absent. Erase only what was inserted:
@@ -249,7 +251,7 @@ class CuckooFilter {
   bool MayContainKey(std::string_view key) const;
 
   uint64_t num_items() const;  // items held, counting duplicates
-  uint32_t num_tables() const;
+  uint32_t num_bucket_arrays() const;
   std::string Serialize() const;
 
  private:

@@ -27,7 +27,9 @@ class FilterView {
   // and it answers "no" to every query.
   FilterView() = default;
 
-  // Reads the tag (format.h) and parses the kind it names. Corruption for
+  // Reads the tag (format.h) and parses the kind it names (defined beside
+  // the block classifier, block_classifier.cc, whose rule it completes for
+  // our blocks). Corruption for
   // bytes that are not a filter, NotSupported for an unknown kind or
   // version; `out` is untouched on error. Never reads past `bytes`.
   static Status Parse(std::string_view bytes, FilterView* out);

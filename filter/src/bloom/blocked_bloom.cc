@@ -16,8 +16,8 @@ constexpr size_t kV1HeaderBytes = 24;
 constexpr double kLineBits = BlockedBloomParams::kLineBytes * 8;
 
 // Layout per whole bits/key: {lines_per_key, num_probes}, measured by
-// bench/blocked_bloom_probe_table (1M keys; absent queries giving about 2e4
-// false positives, at least 2e6). The pick is the cheapest layout (fewest
+// `sstfilter-filter-bench layout-table` (1M keys; absent queries giving about
+// 2e4 false positives, at least 2e6). The pick is the cheapest layout (fewest
 // lines, then probes) within one standard error of the lowest FPR, since
 // the curve is flat near its optimum. FPR in percent:
 //   bits/key  one line: k  FPR     two lines: k  FPR     chosen

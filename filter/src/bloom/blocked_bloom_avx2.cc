@@ -2,12 +2,12 @@
 // compiled for AVX2 (their target attribute, with every call inlined into
 // them), so no inline helper of this file is kept in an AVX2 copy; they run
 // only after the run-time CPU check in simd.cc. The line test is
-// sstfilter/detail/avx2_line_ops.h.
+// sstfilter/detail/blocked_bloom_probe.h.
 #include "bloom/blocked_bloom_avx2.h"
 
 #if defined(__x86_64__)
 
-#include "sstfilter/detail/avx2_line_ops.h"
+#include "sstfilter/detail/blocked_bloom_probe.h"
 
 namespace sstfilter::detail {
 

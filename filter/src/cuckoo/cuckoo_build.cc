@@ -1,7 +1,7 @@
-// The writers of the cuckoo format: the static build (one table, no stash:
-// the SST case) with the sizing that predicts it, and the dynamic filter
-// (add, erase, growth by chaining tables). Both place an item by the same
-// random walk.
+// The writers of the cuckoo format: the static build (one bucket array, no
+// stash: the SST case) with the sizing that predicts it, and the dynamic filter
+// (add, erase, growth by chaining bucket arrays). Both place an item by the
+// same random walk.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -19,7 +19,7 @@ namespace {
 
 namespace cuckoo = detail::cuckoo;
 using cuckoo::Location;
-using cuckoo::MutableBucketTable;
+using cuckoo::MutableBucketArray;
 using cuckoo::StashEntry;
 
 // The random walk's coin flips: a counter passed through Remix64
@@ -40,30 +40,30 @@ class KickRng {
 // Puts the item at `loc` into one of its buckets, kicking residents along a
 // random walk (Fan et al., Algorithm 1) at most `max_kicks` times. On false,
 // *homeless is the item (maybe another one) that is now in no slot.
-// kTableZero: table 0 of a chain (a static filter's), as in
-// BucketTable::Locate; the static build's own instance is then inlined into
-// its loop, where the table's fields stay in registers.
-template <bool kTableZero = false>
-bool Place(MutableBucketTable& table, const Location& loc, uint32_t max_kicks,
+// kFirstArray: bucket array 0 of a chain (a static filter's), as in
+// BucketArray::Locate; the static build's own instance is then inlined into
+// its loop, where the bucket array's fields stay in registers.
+template <bool kFirstArray = false>
+bool Place(MutableBucketArray& array, const Location& loc, uint32_t max_kicks,
            KickRng& rng, StashEntry* homeless) {
-  if (table.TryAdd(loc.bucket, loc.fingerprint) ||
-      table.TryAdd(loc.alternate, loc.fingerprint)) {
+  if (array.TryAdd(loc.bucket, loc.fingerprint) ||
+      array.TryAdd(loc.alternate, loc.fingerprint)) {
     return true;
   }
   uint64_t current = (rng.Next() & 1) ? loc.alternate : loc.bucket;
   uint32_t fingerprint = loc.fingerprint;
   for (uint32_t kick = 0; kick < max_kicks; ++kick) {
-    fingerprint = table.Exchange(current, rng.Next() % cuckoo::kSlotsPerBucket,
+    fingerprint = array.Exchange(current, rng.Next() % cuckoo::kSlotsPerBucket,
                                  fingerprint);
-    current = table.Alternate<kTableZero>(current, fingerprint);
-    if (table.TryAdd(current, fingerprint)) return true;
+    current = array.Alternate<kFirstArray>(current, fingerprint);
+    if (array.TryAdd(current, fingerprint)) return true;
   }
   *homeless = {static_cast<uint32_t>(current), fingerprint};
   return false;
 }
 
 std::string BucketCountError(uint64_t num_buckets) {
-  return "a cuckoo table of " + std::to_string(num_buckets) +
+  return "a cuckoo bucket array of " + std::to_string(num_buckets) +
          " buckets exceeds the format's 2^32-1";
 }
 
@@ -73,8 +73,8 @@ void AppendU32(std::string* out, uint32_t v) {
   out->append(buf, sizeof(buf));
 }
 
-// One table's record in the metadata.
-struct TableRecord {
+// One bucket array's record in the metadata.
+struct ArrayRecord {
   uint32_t num_buckets;
   uint32_t seed;
   uint32_t num_stashed;
@@ -83,10 +83,10 @@ struct TableRecord {
 // Appends the v2 metadata of a filter whose slots and stashes `out` already
 // holds: the last step of every writer.
 void AppendMetadata(std::string* out, uint32_t fingerprint_bits,
-                    const std::vector<TableRecord>& tables, uint64_t num_keys) {
+                    const std::vector<ArrayRecord>& arrays, uint64_t num_keys) {
   const size_t at = out->size();
   AppendU32(out, 0);  // the checksum, sealed below
-  for (const TableRecord& t : tables) {
+  for (const ArrayRecord& t : arrays) {
     AppendU32(out, t.num_buckets);
     AppendU32(out, t.seed);
     AppendU32(out, t.num_stashed);
@@ -95,7 +95,7 @@ void AppendMetadata(std::string* out, uint32_t fingerprint_bits,
   AppendU32(out, static_cast<uint32_t>(num_keys >> 32));
   out->push_back(static_cast<char>(fingerprint_bits));
   out->push_back(static_cast<char>(cuckoo::kSlotsPerBucket));
-  out->push_back(static_cast<char>(tables.size()));
+  out->push_back(static_cast<char>(arrays.size()));
   out->push_back(0);  // reserved
   out->append(kFormatTagSize, '\0');
   auto* meta = reinterpret_cast<uint8_t*>(&(*out)[at]);
@@ -114,25 +114,25 @@ constexpr uint32_t kStaticMaxKicks = 4000;
 // A static build that fails tries this many seeds before growing by ~1%.
 constexpr uint32_t kSeedsPerSize = 4;
 
-// Inserts every hash of `runs`, in order, into an empty table; false as
+// Inserts every hash of `runs`, in order, into an empty bucket array; false as
 // soon as one finds no place (the caller starts over). A hash whose
 // fingerprint already sits in one of its two buckets is skipped: a repeat
 // of an earlier hash, or another key with the same bucket pair and
 // fingerprint. Either way the query for it already finds that copy, which
 // only ever moves between the same two buckets, so skipping loses nothing
 // and deduplicates without sorting.
-bool FillStaticTable(MutableBucketTable& table, const HashRun* runs,
+bool FillStaticArray(MutableBucketArray& array, const HashRun* runs,
                      size_t num_runs) {
-  KickRng rng(table.seed() * cuckoo::kSeedMultiplier + table.num_buckets());
+  KickRng rng(array.seed() * cuckoo::kSeedMultiplier + array.num_buckets());
   StashEntry homeless;
   // Each hash is located a fixed distance ahead, once, and its buckets
-  // prefetched: building a large table is bound by random bucket misses.
+  // prefetched: building a large bucket array is bound by random bucket misses.
   constexpr size_t kAhead = 8;
   Location ahead[kAhead];
-  auto locate = [&table](uint64_t hash) {
-    const Location loc = table.Locate<true>(hash);
-    __builtin_prefetch(table.BucketAddress(loc.bucket), 1);
-    __builtin_prefetch(table.BucketAddress(loc.alternate), 1);
+  auto locate = [&array](uint64_t hash) {
+    const Location loc = array.Locate<true>(hash);
+    __builtin_prefetch(array.BucketAddress(loc.bucket), 1);
+    __builtin_prefetch(array.BucketAddress(loc.alternate), 1);
     return loc;
   };
   for (size_t r = 0; r < num_runs; ++r) {
@@ -144,8 +144,8 @@ bool FillStaticTable(MutableBucketTable& table, const HashRun* runs,
     for (size_t i = 0; i < count; ++i) {
       const Location loc = ahead[i % kAhead];
       if (i + kAhead < count) ahead[i % kAhead] = locate(hashes[i + kAhead]);
-      if (table.Contains(loc)) continue;
-      if (!Place<true>(table, loc, kStaticMaxKicks, rng, &homeless)) {
+      if (array.Contains(loc)) continue;
+      if (!Place<true>(array, loc, kStaticMaxKicks, rng, &homeless)) {
         return false;
       }
     }
@@ -234,15 +234,15 @@ Status BuildStaticCuckoo(const HashRun* runs, size_t num_runs,
           " bytes, more than the " + std::to_string(bounds.max_bytes) +
           " allowed");
     }
-    // A larger table replaces a failed one: free that first rather than
+    // A larger bucket array replaces a failed one: free that first rather than
     // hold both while reserve copies it.
     if (out->capacity() < filter_bytes) std::string().swap(*out);
     out->reserve(filter_bytes);
-    out->assign(cuckoo::BucketTable::BytesFor(num_buckets, fingerprint_bits),
+    out->assign(cuckoo::BucketArray::BytesFor(num_buckets, fingerprint_bits),
                 '\0');
-    MutableBucketTable table(reinterpret_cast<uint8_t*>(out->data()),
+    MutableBucketArray array(reinterpret_cast<uint8_t*>(out->data()),
                              num_buckets, fingerprint_bits, seed, 0);
-    if (FillStaticTable(table, runs, num_runs)) {
+    if (FillStaticArray(array, runs, num_runs)) {
       AppendMetadata(out, fingerprint_bits,
                      {{static_cast<uint32_t>(num_buckets), seed, 0}}, count);
       return Status::Ok();
@@ -264,55 +264,56 @@ constexpr uint64_t kDynamicRngSeed = 0x243f6a8885a308d3ULL;
 }  // namespace
 
 struct CuckooFilter::Impl {
-  // Table t = `table_index` of the chain, owning its slots.
-  struct Table {
+  // Bucket array t = `array_index` of the chain, owning its slots.
+  struct Array {
     std::vector<uint8_t> bytes;
     uint64_t num_buckets;
     uint32_t seed;
-    uint32_t table_index;
+    uint32_t array_index;
     std::vector<StashEntry> stash;
   };
 
   uint32_t fingerprint_bits = 12;
-  std::vector<Table> tables;
+  std::vector<Array> arrays;
   uint64_t num_items = 0;
   KickRng rng{kDynamicRngSeed};
 
-  MutableBucketTable Slots(Table& t) {
-    return MutableBucketTable(t.bytes.data(), t.num_buckets, fingerprint_bits,
-                              t.seed, t.table_index);
+  MutableBucketArray Slots(Array& t) {
+    return MutableBucketArray(t.bytes.data(), t.num_buckets, fingerprint_bits,
+                              t.seed, t.array_index);
   }
-  cuckoo::BucketTable Slots(const Table& t) const {
-    return cuckoo::BucketTable(t.bytes.data(), t.bytes.size(), t.num_buckets,
-                               fingerprint_bits, t.seed, t.table_index);
+  cuckoo::BucketArray Slots(const Array& t) const {
+    return cuckoo::BucketArray(t.bytes.data(), t.bytes.size(), t.num_buckets,
+                               fingerprint_bits, t.seed, t.array_index);
   }
 
-  void AddTable(uint64_t num_buckets, uint32_t seed) {
-    Table t;
-    t.bytes.assign(cuckoo::BucketTable::BytesFor(num_buckets, fingerprint_bits),
+  void AddArray(uint64_t num_buckets, uint32_t seed) {
+    Array t;
+    t.bytes.assign(cuckoo::BucketArray::BytesFor(num_buckets, fingerprint_bits),
                    0);
     t.num_buckets = num_buckets;
     t.seed = seed;
-    t.table_index = static_cast<uint32_t>(tables.size());
-    tables.push_back(std::move(t));
+    t.array_index = static_cast<uint32_t>(arrays.size());
+    arrays.push_back(std::move(t));
   }
 
-  // Chains a table with twice the buckets of the newest and the same seed
-  // (the header's "Chains" rule); a filter without tables starts at 1.
+  // Chains a bucket array with twice the buckets of the newest and the same
+  // seed (the header's "Chains" rule); a filter without bucket arrays starts at
+  // 1.
   Status Grow() {
     const uint64_t num_buckets =
-        tables.empty() ? 1 : 2 * tables.back().num_buckets;
+        arrays.empty() ? 1 : 2 * arrays.back().num_buckets;
     if (num_buckets > cuckoo::kMaxBuckets) {
       return Status::CapacityExceeded(BucketCountError(num_buckets));
     }
-    AddTable(num_buckets, tables.empty() ? 0 : tables[0].seed);
+    AddArray(num_buckets, arrays.empty() ? 0 : arrays[0].seed);
     return Status::Ok();
   }
 
   uint32_t CountCopies(uint64_t hash) const {
     uint32_t copies = 0;
-    for (const Table& t : tables) {
-      const cuckoo::BucketTable slots = Slots(t);
+    for (const Array& t : arrays) {
+      const cuckoo::BucketArray slots = Slots(t);
       const Location loc = slots.Locate(hash);
       copies += slots.Count(loc.bucket, loc.fingerprint);
       if (loc.alternate != loc.bucket) {
@@ -326,10 +327,10 @@ struct CuckooFilter::Impl {
   }
 
   // After a slot was freed: give the stashed items another walk.
-  void ReturnStashToTable(Table& t) {
+  void ReturnStashToArray(Array& t) {
     std::vector<StashEntry> waiting;
     waiting.swap(t.stash);
-    MutableBucketTable slots = Slots(t);
+    MutableBucketArray slots = Slots(t);
     for (const StashEntry& e : waiting) {
       const Location loc{e.bucket, slots.Alternate(e.bucket, e.fingerprint),
                          e.fingerprint};
@@ -357,7 +358,7 @@ Status CuckooFilter::Create(uint32_t fingerprint_bits, uint64_t expected_items,
   }
   CuckooFilter filter;
   filter.impl_->fingerprint_bits = fingerprint_bits;
-  filter.impl_->AddTable(num_buckets, 0);
+  filter.impl_->AddArray(num_buckets, 0);
   *out = std::move(filter);
   return Status::Ok();
 }
@@ -369,14 +370,14 @@ Status CuckooFilter::Deserialize(std::string_view bytes, CuckooFilter* out) {
   CuckooFilter filter;
   Impl& d = *filter.impl_;
   d.fingerprint_bits = view.fingerprint_bits();
-  for (const CuckooView::Table& v : view.tables_) {
-    Impl::Table t;
+  for (const CuckooView::Array& v : view.arrays_) {
+    Impl::Array t;
     t.bytes.assign(v.slots.slots(), v.slots.slots() + v.slots.SizeBytes());
     t.num_buckets = v.slots.num_buckets();
     t.seed = v.slots.seed();
-    t.table_index = v.slots.table_index();
+    t.array_index = v.slots.array_index();
     t.stash = v.stash;
-    d.tables.push_back(std::move(t));
+    d.arrays.push_back(std::move(t));
   }
   d.num_items = view.num_items();
   *out = std::move(filter);
@@ -389,13 +390,13 @@ Status CuckooFilter::Add(uint64_t hash) {
     return Status::TooManyDuplicates(
         "the item's buckets already hold 8 copies of its fingerprint");
   }
-  // A table whose stash is in use is full.
-  if (d.tables.empty() || !d.tables.back().stash.empty()) {
+  // A bucket array whose stash is in use is full.
+  if (d.arrays.empty() || !d.arrays.back().stash.empty()) {
     Status s = d.Grow();
     if (!s.ok()) return s;
   }
-  Impl::Table& t = d.tables.back();
-  MutableBucketTable slots = d.Slots(t);
+  Impl::Array& t = d.arrays.back();
+  MutableBucketArray slots = d.Slots(t);
   StashEntry homeless;
   if (!Place(slots, slots.Locate(hash), kMaxKicks, d.rng, &homeless)) {
     t.stash.push_back(homeless);
@@ -408,9 +409,9 @@ Status CuckooFilter::AddKey(std::string_view key) { return Add(HashKey(key)); }
 
 Status CuckooFilter::Erase(uint64_t hash) {
   Impl& d = *impl_;
-  for (auto it = d.tables.rbegin(); it != d.tables.rend(); ++it) {
-    Impl::Table& t = *it;
-    MutableBucketTable slots = d.Slots(t);
+  for (auto it = d.arrays.rbegin(); it != d.arrays.rend(); ++it) {
+    Impl::Array& t = *it;
+    MutableBucketArray slots = d.Slots(t);
     const Location loc = slots.Locate(hash);
     const auto stashed = std::find_if(
         t.stash.begin(), t.stash.end(),
@@ -419,7 +420,7 @@ Status CuckooFilter::Erase(uint64_t hash) {
       t.stash.erase(stashed);
     } else if (slots.TryRemove(loc.bucket, loc.fingerprint) ||
                slots.TryRemove(loc.alternate, loc.fingerprint)) {
-      if (!t.stash.empty()) d.ReturnStashToTable(t);
+      if (!t.stash.empty()) d.ReturnStashToArray(t);
     } else {
       continue;
     }
@@ -434,8 +435,9 @@ Status CuckooFilter::EraseKey(std::string_view key) {
 }
 
 bool CuckooFilter::MayContain(uint64_t hash) const {
-  for (const Impl::Table& t : impl_->tables) {
-    if (cuckoo::TableMayContain(impl_->Slots(t), t.stash, hash)) return true;
+  for (const Impl::Array& t : impl_->arrays) {
+    if (cuckoo::BucketArrayMayContain(impl_->Slots(t), t.stash, hash))
+      return true;
   }
   return false;
 }
@@ -446,19 +448,19 @@ bool CuckooFilter::MayContainKey(std::string_view key) const {
 
 uint64_t CuckooFilter::num_items() const { return impl_->num_items; }
 
-uint32_t CuckooFilter::num_tables() const {
-  return static_cast<uint32_t>(impl_->tables.size());
+uint32_t CuckooFilter::num_bucket_arrays() const {
+  return static_cast<uint32_t>(impl_->arrays.size());
 }
 
 std::string CuckooFilter::Serialize() const {
   std::string out;
-  std::vector<TableRecord> records;
-  for (const Impl::Table& t : impl_->tables) {
+  std::vector<ArrayRecord> records;
+  for (const Impl::Array& t : impl_->arrays) {
     out.append(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
     records.push_back({static_cast<uint32_t>(t.num_buckets), t.seed,
                        static_cast<uint32_t>(t.stash.size())});
   }
-  for (const Impl::Table& t : impl_->tables) {
+  for (const Impl::Array& t : impl_->arrays) {
     for (const StashEntry& e : t.stash) {
       AppendU32(&out, e.bucket);
       AppendU32(&out, e.fingerprint);

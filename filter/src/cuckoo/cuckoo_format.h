@@ -1,8 +1,8 @@
 // Internal: what the writers of the cuckoo format (cuckoo_build.cc) and its
 // parser (cuckoo_view.cc) agree on besides the slots (which are
-// sstfilter/detail/cuckoo_table.h): the sizes of the block's other parts,
-// the stash, a table's FPR, and the size of a static filter (how many
-// buckets n keys take at load 0.96). See cuckoo_filter.h for the layout.
+// sstfilter/detail/cuckoo_bucket_array.h): the sizes of the block's other
+// parts, the stash, a bucket array's FPR, and the size of a static filter (how
+// many buckets n keys take at load 0.96). See cuckoo_filter.h for the layout.
 #pragma once
 
 #include <algorithm>
@@ -14,22 +14,23 @@
 #include <vector>
 
 #include "sstfilter/cuckoo_filter.h"
-#include "sstfilter/detail/cuckoo_table.h"
+#include "sstfilter/detail/cuckoo_bucket_array.h"
 
 namespace sstfilter {
 namespace detail::cuckoo {
 
-// Format v1: an 8-byte filter header, then per table a 12-byte table header,
-// its slots and its stash.
+// Format v1: an 8-byte filter header, then per bucket array a 12-byte bucket
+// array header, its slots and its stash.
 inline constexpr size_t kV1HeaderBytes = 8;
-inline constexpr size_t kTableHeaderBytes = 12;  // a table record, in v1 and v2
+inline constexpr size_t kBucketArrayRecordBytes =
+    12;  // a bucket array record, in v1 and v2
 inline constexpr size_t kStashEntryBytes = 8;
-// Format v2: every table's slots, the stashes, then the metadata: a 4-byte
-// checksum, a 12-byte record per table, the key count (8), 4 bytes of
-// fields and the tag.
+// Format v2: every bucket array's slots, the stashes, then the metadata: a
+// 4-byte checksum, a 12-byte record per bucket array, the key count (8), 4
+// bytes of fields and the tag.
 inline constexpr size_t kMetadataFixedBytes = 20;
-inline size_t MetadataBytes(size_t num_tables) {
-  return kMetadataFixedBytes + kTableHeaderBytes * num_tables;
+inline size_t MetadataBytes(size_t num_bucket_arrays) {
+  return kMetadataFixedBytes + kBucketArrayRecordBytes * num_bucket_arrays;
 }
 inline constexpr uint64_t kMaxBuckets = std::numeric_limits<uint32_t>::max();
 
@@ -58,12 +59,12 @@ inline uint64_t StaticBuckets(uint64_t num_keys) {
   return static_cast<uint64_t>(m);
 }
 
-// Bytes of a static filter of `num_buckets` buckets: one table and its
+// Bytes of a static filter of `num_buckets` buckets: one bucket array and its
 // metadata, or the metadata alone for no buckets (a filter of no keys).
 inline size_t StaticFilterBytes(uint64_t num_buckets,
                                 uint32_t fingerprint_bits) {
   if (num_buckets == 0) return MetadataBytes(0);
-  return BucketTable::BytesFor(num_buckets, fingerprint_bits) +
+  return BucketArray::BytesFor(num_buckets, fingerprint_bits) +
          MetadataBytes(1);
 }
 
@@ -72,13 +73,13 @@ inline size_t StaticFilterBytes(uint64_t num_buckets,
 inline uint64_t StaticBucketsIn(size_t bytes, uint32_t fingerprint_bits) {
   if (bytes < MetadataBytes(1)) return 0;
   return std::min(
-      BucketTable::BucketsIn(bytes - MetadataBytes(1), fingerprint_bits),
+      BucketArray::BucketsIn(bytes - MetadataBytes(1), fingerprint_bits),
       kMaxBuckets);
 }
 
-// The FPR of one table of m buckets whose query compares `items_compared`
-// stored fingerprints on average (2 buckets * 4 * load) and checks
-// `stash_entries`: a stored fingerprint equals the query's with
+// The FPR of one bucket array of m buckets whose query compares
+// `items_compared` stored fingerprints on average (2 buckets * 4 * load) and
+// checks `stash_entries`: a stored fingerprint equals the query's with
 // p = 1/(2^f - 1), and a stash entry is compared when it sits in one of the
 // query's two buckets (2/m).
 inline double FprOfComparisons(double items_compared, double stash_entries,
@@ -104,34 +105,34 @@ inline bool StashMatches(const StashEntry& e, const Location& loc) {
          (e.bucket == loc.bucket || e.bucket == loc.alternate);
 }
 
-// Whether the item at `loc` is in the table's slots or its stash.
-inline bool Holds(const BucketTable& table,
+// Whether the item at `loc` is in the bucket array's slots or its stash.
+inline bool Holds(const BucketArray& array,
                   const std::vector<StashEntry>& stash, const Location& loc) {
-  if (table.Contains(loc)) return true;
+  if (array.Contains(loc)) return true;
   for (const StashEntry& e : stash) {
     if (StashMatches(e, loc)) return true;
   }
   return false;
 }
 
-// The single probe of a table with a stash (the view's and the dynamic
+// The single probe of a bucket array with a stash (the view's and the dynamic
 // filter's).
-inline bool TableMayContain(const BucketTable& table,
-                            const std::vector<StashEntry>& stash,
-                            uint64_t hash) {
-  const Location loc = table.Locate(hash);
+inline bool BucketArrayMayContain(const BucketArray& array,
+                                  const std::vector<StashEntry>& stash,
+                                  uint64_t hash) {
+  const Location loc = array.Locate(hash);
   // Start the second bucket's load before the first is compared: an absent
   // key then costs about one memory latency, not two.
-  __builtin_prefetch(table.BucketAddress(loc.alternate));
-  return Holds(table, stash, loc);
+  __builtin_prefetch(array.BucketAddress(loc.alternate));
+  return Holds(array, stash, loc);
 }
 
 }  // namespace detail::cuckoo
 
-// One parsed table of a CuckooView, private to the view and to
+// One parsed bucket array of a CuckooView, private to the view and to
 // CuckooFilter::Deserialize, which copies it.
-struct CuckooView::Table {
-  detail::cuckoo::BucketTable slots;
+struct CuckooView::Array {
+  detail::cuckoo::BucketArray slots;
   std::vector<detail::cuckoo::StashEntry> stash;
 };
 
