@@ -35,6 +35,10 @@
 #                      one (default 10)
 #   --plot PNG         default bench/plots/memory_limit.png
 #   --no-direct-io     read through the page cache (Gets/s not from disk)
+#   --average          no limit: LevelAware:B and ribbonfilter:1.5B grow
+#                      alike (runs "average" and "ribbon"), each stage's
+#                      bits/key against the B asked and the two's wasted
+#                      reads, to OUT/memory_limit_average.md
 #   --small            K = 25,000, 20,000 reads, one fill (minutes)
 #   --smoke            K = 2,500, 2,000 reads, one fill, the plot in OUT
 #                      only if gnuplot is there (ctest's bench-smoke)
@@ -43,7 +47,7 @@
 keys_at_limit=250000; bits=10; stages=8; reads=100000; fills=3; first_seed=1
 ratio=10
 png="$root/bench/plots/memory_limit.png"; direct=(--direct-io)
-resume=0; report_only=0; smoke=0
+resume=0; report_only=0; smoke=0; average=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --keys-at-limit) keys_at_limit="$2"; shift ;;
@@ -51,6 +55,7 @@ while [ $# -gt 0 ]; do
     --read-ratio) ratio="$2"; shift ;;
     --plot) png="$2"; shift ;;
     --no-direct-io) direct=() ;;
+    --average) average=1 ;;
     --small) keys_at_limit=25000; reads=20000; fills=1 ;;
     --smoke) keys_at_limit=2500; reads=2000; fills=1; smoke=1 ;;
     *) sweep_flag "$1" "${2-}" || { echo "$tool: unknown argument $1 (see bench/db/memory_limit.sh)" >&2; exit 2; }
@@ -93,6 +98,11 @@ if [ "$report_only" = 0 ]; then
   started=$(date +%s)
   echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)" > "$out/load"
   for seed in $seeds; do
+    if [ "$average" = 1 ]; then
+      run average "$seed" --policy "$level_aware"
+      run ribbon "$seed" --policy "$capped"
+      continue
+    fi
     run limit "$seed" --policy "$level_aware:memory_limit=$limit"
     run capped "$seed" --policy "$capped" --cache-capped
     for s in $(seq 1 "$stages"); do
@@ -105,6 +115,26 @@ if [ "$report_only" = 0 ]; then
   done
   echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/load"
   echo "$tool: $(( $(date +%s) - started )) s for the runs" >&2
+fi
+
+if [ "$average" = 1 ]; then
+  seeds=$(ls "$out/runs" | sed -n 's/^average__\([0-9]*\)__s1__one\.result$/\1/p' | sort -n)
+  [ -n "$seeds" ] || { echo "$tool: no runs in $out/runs" >&2; exit 1; }
+  pf() { local f; for f in $seeds; do field "$(run_file "$1" "$f" "$2" one)" "$3"; done; }
+  {
+    echo "$tool --average: $level_aware against $capped, grown alike in $stages stages to $num keys, $reads measured absent Gets per stage, seeds $(echo $seeds | tr ' ' ','), RocksDB $(field "$(run_file average "${seeds%%$'\n'*}" 1 one)" rocksdb), $(date -u +%F); $(tr '\n' ';' < "$out/load" 2>/dev/null)"
+    echo
+    echo "Per stage, medians over the fills (each fill's in parentheses). × : LevelAware's wasted reads per absent Get over $capped's, per fill."
+    echo
+    echo "| stage | keys | LevelAware bits/key ÷ $bits | $capped bits/key | wasted reads: LevelAware | $capped | × |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|"
+    for st in $(seq 1 "$stages"); do
+      x=$(for f in $seeds; do awk -v a="$(field "$(run_file average "$f" "$st" one)" wasted_per_get)" -v b="$(field "$(run_file ribbon "$f" "$st" one)" wasted_per_get)" 'BEGIN {if (b > 0) printf "%.3f\n", a / b}'; done)
+      echo "| $st | $(pf average "$st" keys | median %.0f) | $(pf average "$st" bits_per_key | awk -v b="$bits" '{printf "%.3f\n", $1 / b}' | median %.3f) ($(pf average "$st" bits_per_key | awk -v b="$bits" '{printf "%.3f ", $1 / b}')) | $(pf ribbon "$st" bits_per_key | median %.2f) | $(pf average "$st" wasted_per_get | median %.5f) | $(pf ribbon "$st" wasted_per_get | median %.5f) | $(echo "$x" | median %.2f) ($(echo $x)) |"
+    done
+  } > "$out/memory_limit_average.md"
+  cat "$out/memory_limit_average.md"
+  exit 0
 fi
 
 any=$(ls "$out"/runs/limit__*__s1__one.result 2>/dev/null | head -1)
