@@ -247,6 +247,22 @@ TEST(RangeFilterTest, FormatV1BytesArePinned) {
   EXPECT_EQ(XXH3_64bits(large.data(), large.size()), 8427218456736457868u);
 }
 
+// RocksJava turns user properties into Java strings with NewStringUTF,
+// which reads up to the first zero byte and needs valid (modified) UTF-8.
+TEST(RangeFilterTest, HeaderIsAShortAsciiStringForCStringReaders) {
+  for (const RangeKeyRule rule :
+       {RangeKeyRule{0, 8}, RangeKeyRule{64, 7}, RangeKeyRule{3, 1}}) {
+    RangeFilterBuilder builder(RangeFilterBuilder::kMaxBitsPerKey, rule);
+    for (uint64_t v : UniformInts(1000, 3)) builder.AddInt(v);
+    std::string bytes;
+    ASSERT_TRUE(builder.Finish(&bytes).ok());
+    for (size_t i = 0; i < 9; ++i) {
+      EXPECT_LT(static_cast<unsigned char>(bytes[i]), 0x80) << i;
+    }
+    EXPECT_EQ(bytes[9], '\0');
+  }
+}
+
 TEST(RangeFilterTest, MalformedBytesAnswerMayOverlap) {
   const std::string good = Build(UniformInts(1000, 5), 12);
   RangeFilterView view;

@@ -49,7 +49,10 @@
 //                 i * l, packed the same way
 //   ..      4*S   select samples, S = ceil(nb / 512): sample s is the bit
 //                 position of zero number 512 * s of the upper bits
-// and nothing after. Bits past the end of each array are zero.
+// and nothing after. Bits past the end of each array are zero. Bytes 0-8
+// are ASCII and byte 9 is zero, so a reader that takes the value as a C
+// string (RocksJava's NewStringUTF of user properties) sees a short, valid
+// string and never the payload.
 // A filter with n = 0 holds no keys and answers "no" to every range. Bytes
 // that do not parse, or a query a view cannot answer, are "may overlap".
 #pragma once
