@@ -30,6 +30,12 @@
 //       [--dir DIR] [--reuse] [--scans 2000] [--lengths 1,16,64]
 //       [--bits_per_key 12] [--cache_mb 8] [--value_size 100]
 //       [--passes 3] [--csv FILE]
+//   sstfilter-range-scans --build_cost [--keys N] [--dir DIR] [--passes 3]
+//       the collector's cost: one DB filled without any filter, then per
+//       pass two copies of it fully compacted (CompactRange, bottommost
+//       forced), one with sstfilter.RangeFilter and one without, in
+//       alternating order; compaction CPU and wall time (RocksDB's
+//       COMPACTION_CPU_TIME and COMPACTION_TIME histograms), medians.
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -79,6 +85,7 @@ struct Args {
   size_t value_size = 100;
   int passes = 3;
   std::string csv;
+  bool build_cost = false;
 };
 
 [[noreturn]] void Usage(const char* why) {
@@ -128,6 +135,8 @@ Args ParseArgs(int argc, char** argv) {
       args.passes = std::max(1, std::stoi(value()));
     } else if (arg == "--csv") {
       args.csv = value();
+    } else if (arg == "--build_cost") {
+      args.build_cost = true;
     } else {
       Usage(("unknown argument " + arg).c_str());
     }
@@ -374,6 +383,78 @@ void ReportMemory(Db& d, uint64_t keys) {
               readers, tables.size());
 }
 
+// Options of the build-cost DBs: those of OpenDb less its filters.
+rdb::Options PlainOptions() {
+  rdb::Options o;
+  o.create_if_missing = true;
+  o.statistics = rdb::CreateDBStatistics();
+  o.level_compaction_dynamic_level_bytes = true;
+  o.compression = rdb::kNoCompression;
+  o.write_buffer_size = 16 << 20;
+  o.target_file_size_base = 8 << 20;
+  o.max_bytes_for_level_base = 32 << 20;
+  o.max_background_jobs = 2;
+  return o;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int BuildCost(const Args& args, const std::vector<uint64_t>& order) {
+  namespace fs = std::filesystem;
+  const std::string base = args.dir + "/base";
+  std::error_code ignored;
+  fs::remove_all(args.dir, ignored);
+  fs::create_directories(args.dir);
+  {
+    Db d;
+    d.options = PlainOptions();
+    Check(sstfilter::rocksdb_compat::OpenDb(d.options, base, &d.db), "open");
+    Fill(d, args, order);
+  }
+  std::map<bool, std::vector<double>> cpu, wall;
+  for (int pass = 0; pass < args.passes; ++pass) {
+    for (int i = 0; i < 2; ++i) {
+      const bool with = (pass + i) % 2 == 0;
+      const std::string copy = args.dir + "/copy";
+      fs::remove_all(copy, ignored);
+      fs::copy(base, copy);
+      rdb::Options o = PlainOptions();
+      if (with) {
+        std::shared_ptr<rdb::TablePropertiesCollectorFactory> range;
+        sstfilter::RangeFilterOptions range_options;
+        range_options.bits_per_key = args.bits_per_key;
+        Check(sstfilter::NewRangeFilterCollectorFactory(range_options, &range),
+              "range filter options");
+        o.table_properties_collector_factories.push_back(range);
+      }
+      std::unique_ptr<rdb::DB> db;
+      Check(sstfilter::rocksdb_compat::OpenDb(o, copy, &db), "open copy");
+      rdb::CompactRangeOptions compact;
+      compact.bottommost_level_compaction =
+          rdb::BottommostLevelCompaction::kForce;
+      Check(db->CompactRange(compact, nullptr, nullptr), "compact");
+      rdb::HistogramData cpu_data, wall_data;
+      o.statistics->histogramData(rdb::COMPACTION_CPU_TIME, &cpu_data);
+      o.statistics->histogramData(rdb::COMPACTION_TIME, &wall_data);
+      cpu[with].push_back(cpu_data.sum / 1e6);
+      wall[with].push_back(wall_data.sum / 1e6);
+      std::printf("pass %d %-22s compaction cpu %.2f s, wall %.2f s\n", pass,
+                  with ? "with the collector:" : "without:", cpu[with].back(),
+                  wall[with].back());
+    }
+  }
+  std::printf(
+      "median compaction cpu: %.2f s with, %.2f s without (%.3fx); wall "
+      "%.2f s with, %.2f s without (%.3fx)\n",
+      Median(cpu[true]), Median(cpu[false]),
+      Median(cpu[true]) / Median(cpu[false]), Median(wall[true]),
+      Median(wall[false]), Median(wall[true]) / Median(wall[false]));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -381,6 +462,7 @@ int main(int argc, char** argv) {
   RegisterSstfilterPolicies(*rdb::ObjectLibrary::Default(), "");
   std::vector<uint64_t> order;
   const std::vector<uint64_t> keys = MakeKeys(args, &order);
+  if (args.build_cost) return BuildCost(args, order);
   if (!args.reuse) {
     std::error_code ignored;
     std::filesystem::remove_all(args.dir, ignored);
