@@ -77,8 +77,9 @@ class NoRangeFilterCollector : public TablePropertiesCollector {
   RocksStatus Finish(UserCollectedProperties* /*properties*/) override {
     return RocksStatus::OK();
   }
-  RocksStatus AddUserKey(const Slice&, const Slice&, EntryType, SequenceNumber,
-                         uint64_t) override {
+  RocksStatus AddUserKey(const Slice& /*key*/, const Slice& /*value*/,
+                         EntryType /*type*/, SequenceNumber /*seq*/,
+                         uint64_t /*file_size*/) override {
     return RocksStatus::OK();
   }
   UserCollectedProperties GetReadableProperties() const override { return {}; }

@@ -224,7 +224,8 @@ Status RangeFilterBuilder::Finish(std::string* out) {
 }
 
 Status RangeFilterView::Parse(std::string_view bytes, RangeFilterView* view) {
-  if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, 4)) {
+  if (bytes.size() < kHeaderBytes ||
+      std::memcmp(bytes.data(), kMagic, 4) != 0) {
     return Status::Corruption("not a range filter");
   }
   const auto byte = [&](size_t i) {
