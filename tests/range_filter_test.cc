@@ -146,6 +146,31 @@ TEST(RangeFilterTest, EmptyRangeFprWithinTheBoundForSeveralLengths) {
   }
 }
 
+// The FPR curve over bits/key: the bound stays within 1.15x of Grafite's
+// l / 2^(B-2) and the measured FPR within the bound, l = 16.
+TEST(RangeFilterTest, FprBoundFollowsGrafitesCurveOverBitsPerKey) {
+  const std::vector<uint64_t> ints = UniformInts(50000, 21);
+  std::mt19937_64 rng(22);
+  for (double bits : {6.0, 8.0, 10.0, 12.0, 14.0, 16.0, 20.0}) {
+    const std::string bytes = Build(ints, bits);
+    const RangeFilterView view = View(bytes);
+    const double grafite = std::min(1.0, 16 / std::pow(2.0, bits - 2));
+    uint64_t empty = 0, false_positives = 0;
+    while (empty < 50000) {
+      const uint64_t lo = rng();
+      if (lo + 15 < lo || HoldsKeyIn(ints, lo, lo + 15)) continue;
+      ++empty;
+      false_positives += view.MayOverlapInts(lo, lo + 15);
+    }
+    const double measured = static_cast<double>(false_positives) / empty;
+    const double bound = view.FprBound(16);
+    std::printf("B=%4.1f: FPR(16) %.5f, bound %.5f, 16/2^(B-2) %.5f\n", bits,
+                measured, bound, grafite);
+    EXPECT_LE(bound, 1.15 * grafite) << bits;
+    EXPECT_LE(measured, bound + FprTolerance(bound, empty, 0.05)) << bits;
+  }
+}
+
 TEST(RangeFilterTest, BytesStayWithinBitsPerKeyPlusHeader) {
   for (size_t n : {0, 1, 10, 1000, 100000}) {
     for (double bits : {4.0, 9.5, 12.0, 16.0, 40.0}) {

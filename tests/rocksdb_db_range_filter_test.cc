@@ -366,6 +366,42 @@ struct ScanCost {
   }
 };
 
+// A DB reopened without the collector: new SSTs have no filter and are
+// read, the old ones' filters still skip.
+TEST(RocksdbDbRangeFilter, ADbReopenedWithoutTheCollectorKeepsOldFilters) {
+  TempDir dir;
+  const rdb::Options plain = SmallTreeOptions(rdb::BytewiseComparator());
+  rdb::Options with;
+  ASSERT_TRUE(WithRangeFilter(plain, kSpec, &with).ok());
+  {
+    std::unique_ptr<rdb::DB> db = Open(with, dir.path());
+    for (uint64_t i = 0; i < 2000; ++i) {
+      ASSERT_TRUE(db->Put(rdb::WriteOptions(), IntKey(i * 1000), "old").ok());
+    }
+    ASSERT_TRUE(db->Flush(rdb::FlushOptions()).ok());
+  }
+  std::unique_ptr<rdb::DB> db = Open(plain, dir.path());
+  ASSERT_TRUE(db);
+  ASSERT_TRUE(db->Put(rdb::WriteOptions(), IntKey(500), "new").ok());
+  ASSERT_TRUE(db->Flush(rdb::FlushOptions()).ok());
+  int skipped = 0, read = 0;
+  for (uint64_t lo : {uint64_t{500}, uint64_t{700500}}) {
+    RangeScanOptions scan(IntKey(lo), IntKey(lo + 16));
+    rdb::ReadOptions counted = scan.read_options();
+    counted.table_filter =
+        [&, inner = counted.table_filter](const rdb::TableProperties& props) {
+          const bool answer = inner(props);
+          (answer ? read : skipped) += 1;
+          return answer;
+        };
+    Entries got;
+    ASSERT_TRUE(Scan(db.get(), counted, true, &got).ok());
+    EXPECT_EQ(got.size(), lo == 500 ? 1u : 0u);
+  }
+  EXPECT_GT(skipped, 0);  // the old SSTs, for both ranges
+  EXPECT_GE(read, 2);     // the new SST, which has no filter, both times
+}
+
 // A leveled DB of uniform keys (every level spans the key space): empty
 // ranges of 16 integers read almost no data block with range filters.
 // Counts, not times: the same on a busy machine.
