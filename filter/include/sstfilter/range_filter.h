@@ -108,11 +108,14 @@ class RangeFilterView {
   size_t size_bytes() const { return bytes_.size(); }
 
  private:
-  // Hashes stored that are < x (x <= r); false if the bytes are inconsistent.
-  bool Rank(uint64_t x, uint64_t* rank) const;
+  // Is a hash in [lo, hi] (hi < r)? One select, then a walk of at most
+  // (hi - lo) / 2^low_bits + 2 bits; "yes" if the bytes are inconsistent.
+  bool AnyHashIn(uint64_t lo, uint64_t hi) const;
   // Bit position of zero number k of the upper bits.
   bool SelectZero(uint64_t k, uint64_t* pos) const;
-  bool AnyHashIn(uint64_t lo, uint64_t hi) const;
+  // The first zero of the upper bits at or after `pos`.
+  bool NextZero(uint64_t pos, uint64_t* zero) const;
+  bool UpperBit(uint64_t pos) const;
   uint64_t Word(size_t offset, uint64_t index) const;
   uint64_t LowBits(uint64_t index) const;
 

@@ -309,38 +309,60 @@ bool RangeFilterView::SelectZero(uint64_t k, uint64_t* pos) const {
   }
 }
 
-bool RangeFilterView::Rank(uint64_t x, uint64_t* rank) const {
-  if (x >= range_) {
-    *rank = num_hashes_;
-    return true;
+bool RangeFilterView::UpperBit(uint64_t pos) const {
+  return (Word(upper_offset_, pos / 64) >> (pos % 64)) & 1;
+}
+
+bool RangeFilterView::NextZero(uint64_t pos, uint64_t* zero) const {
+  uint64_t word = pos / 64;
+  uint64_t zeros = ~Word(upper_offset_, word) & (~uint64_t{0} << (pos % 64));
+  while (zeros == 0) {
+    if (++word >= upper_words_) return false;
+    zeros = ~Word(upper_offset_, word);
   }
-  const uint64_t bucket = x >> low_bits_;
-  uint64_t begin_pos = 0, end_pos = 0;
-  if (bucket > 0 && !SelectZero(bucket - 1, &begin_pos)) return false;
-  if (bucket > 0) ++begin_pos;
-  if (!SelectZero(bucket, &end_pos)) return false;
-  if (begin_pos < bucket || end_pos < begin_pos) return false;
-  uint64_t lo = begin_pos - bucket, hi = end_pos - bucket;
-  if (hi > num_hashes_) return false;
-  // The bucket's low parts are sorted: the first >= x's.
-  const uint64_t target =
-      low_bits_ == 0 ? 0 : x & ((uint64_t{1} << low_bits_) - 1);
-  while (lo < hi) {
-    const uint64_t mid = lo + (hi - lo) / 2;
-    if (LowBits(mid) < target) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  *rank = lo;
-  return true;
+  *zero = 64 * word + static_cast<uint64_t>(__builtin_ctzll(zeros));
+  return *zero < upper_bits_;
 }
 
 bool RangeFilterView::AnyHashIn(uint64_t lo, uint64_t hi) const {
-  uint64_t below_lo = 0, up_to_hi = 0;
-  if (!Rank(lo, &below_lo) || !Rank(hi + 1, &up_to_hi)) return true;
-  return up_to_hi > below_lo;
+  const uint64_t first_bucket = lo >> low_bits_;
+  const uint64_t last_bucket = hi >> low_bits_;
+  const uint64_t low_mask = low_bits_ == 0 ? 0 : (uint64_t{1} << low_bits_) - 1;
+  // The first bucket's hashes: the ones between zero first_bucket - 1 and
+  // zero first_bucket; hash i is the one at position bucket + i.
+  uint64_t begin_pos = 0, end_pos = 0;
+  if (first_bucket > 0) {
+    if (!SelectZero(first_bucket - 1, &begin_pos)) return true;
+    ++begin_pos;
+  }
+  if (begin_pos < first_bucket || !NextZero(begin_pos, &end_pos)) return true;
+  uint64_t index = begin_pos - first_bucket;
+  const uint64_t end = end_pos - first_bucket;
+  if (end > num_hashes_) return true;
+  // The first hash >= lo in that bucket (their low bits are sorted).
+  for (uint64_t count = end - index; count > 0;) {
+    const uint64_t half = count / 2;
+    if (LowBits(index + half) < (lo & low_mask)) {
+      index += half + 1;
+      count -= half + 1;
+    } else {
+      count = half;
+    }
+  }
+  if (index < end) {
+    return first_bucket < last_bucket || LowBits(index) <= (hi & low_mask);
+  }
+  // Else the next hash, hash number `end`, is the first one of a later
+  // bucket: walk the bits after the bucket, a zero a bucket, to its one.
+  uint64_t bucket = first_bucket + 1;
+  for (uint64_t pos = end_pos + 1; bucket <= last_bucket; ++pos) {
+    if (pos >= upper_bits_) return false;  // no more hashes
+    if (UpperBit(pos)) {
+      return bucket < last_bucket || LowBits(end) <= (hi & low_mask);
+    }
+    ++bucket;
+  }
+  return false;
 }
 
 bool RangeFilterView::MayOverlapInts(uint64_t lo, uint64_t hi) const {
