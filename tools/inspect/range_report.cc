@@ -127,8 +127,8 @@ std::string FormatRangeFiltersJson(const std::vector<RangeFilterFile>& files,
   std::string out = "[";
   for (size_t i = 0; i < files.size(); ++i) {
     const RangeFilterFile& file = files[i];
-    out += (i ? ", " : "") + std::string("{\"path\": ") +
-           JsonString(file.path) +
+    // "sst", not "path": readers count files by the per-file reports' "path".
+    out += (i ? ", " : "") + std::string("{\"sst\": ") + JsonString(file.path) +
            ", \"level\": " + std::to_string(file.level) +
            ", \"present\": " + (file.present ? "true" : "false");
     if (!file.error.empty()) out += ", \"error\": " + JsonString(file.error);

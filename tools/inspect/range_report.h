@@ -46,7 +46,7 @@ std::vector<RangeFilterFile> DescribeDbRangeFilters(const DbSummary& summary,
 // range was asked.
 std::string FormatRangeFiltersText(const std::vector<RangeFilterFile>& files,
                                    const RangeQuery& query);
-// A JSON array, an object per file.
+// A JSON array, an object per file ({"sst": path, ...}).
 std::string FormatRangeFiltersJson(const std::vector<RangeFilterFile>& files,
                                    const RangeQuery& query);
 
