@@ -57,7 +57,7 @@ class RangeFilterCollector : public TablePropertiesCollector {
   RocksStatus Finish(UserCollectedProperties* properties) override {
     std::string bytes;
     const Status s = builder_.Finish(&bytes);
-    // Without the property the table is read as usual.
+    // Without the property the SST file is read as usual.
     if (!s.ok()) return RocksStatus::Aborted(kRangeFilterName, s.message());
     (*properties)[kRangeFilterProperty] = std::move(bytes);
     return RocksStatus::OK();

@@ -12,17 +12,17 @@
 // new SST (puts, deletes, single deletes, merges, and range deletions'
 // start keys) goes into a filter (sstfilter/range_filter.h), written as
 // the user property kRangeFilterProperty. RocksDB keeps user properties in
-// memory while the table's reader lives (BlockBasedTable counts them in
+// memory while the SST file's reader lives (BlockBasedTable counts them in
 // ApproximateMemoryUsage, so "rocksdb.estimate-table-readers-mem" shows
 // them): that is the filter's memory, about bits_per_key per distinct key
-// integer plus 48 bytes a table.
+// integer plus 48 bytes an SST file.
 //
 // Read side: ReadOptions::table_filter, which RocksDB calls once per SST an
-// iterator opens, with the table's properties. RangeScanOptions fills
+// iterator opens, with the file's properties. RangeScanOptions fills
 // ReadOptions with both bounds and the filter: one range per iterator. The
 // bounds are what make skipping a file safe: an iterator never returns a
 // key outside them, and no key inside them is in a file the filter skips.
-// A table without the property, with one this version cannot read, or of a
+// An SST file without the property, with one this version cannot read, or of a
 // comparator other than RocksDB's bytewise one or its reverse, is read as
 // usual. Range deletions of a skipped file still apply (RocksDB reads them
 // whatever table_filter answers, db/table_cache.cc).
@@ -66,7 +66,7 @@ ROCKSDB_NAMESPACE::Status NewRangeFilterCollectorFactory(
     std::shared_ptr<ROCKSDB_NAMESPACE::TablePropertiesCollectorFactory>*
         factory);
 
-// May the table of `properties` hold a key k with lower <= k < upper in its
+// May the SST file of `properties` hold a key k with lower <= k < upper in its
 // comparator's order? true unless its range filter says no.
 bool RangeMayOverlap(const ROCKSDB_NAMESPACE::TableProperties& properties,
                      const ROCKSDB_NAMESPACE::Slice& lower,

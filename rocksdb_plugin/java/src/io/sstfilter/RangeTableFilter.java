@@ -12,7 +12,7 @@ import org.rocksdb.TableProperties;
  * ({@code setIterateLowerBound}, {@code setIterateUpperBound}): they keep the iterator
  * inside the range the filter answered for.
  *
- * <p>It is answered in C++, not here: RocksJava hands a Java table filter each table's
+ * <p>It is answered in C++, not here: RocksJava hands a Java table filter each SST file's
  * properties as Strings made by JNI's NewStringUTF, which ends a binary value at its first
  * zero byte, so the filter's bytes never reach Java whole. sstfilter's library binds
  * ReadOptions.setTableFilter so that, given this object, the ReadOptions gets sstfilter's C++
