@@ -46,3 +46,9 @@ sstfilter_add_test(workload_test
   SOURCES workload_test.cc
   LIBS sstfilter::core
   LABELS filter)
+# The range filter (Grafite's design): no false negatives, FPR within its
+# bound, the budget, the pinned v1 bytes, bad bytes read as "may overlap".
+sstfilter_add_test(range_filter_test
+  SOURCES range_filter_test.cc
+  LIBS sstfilter::core
+  LABELS filter)

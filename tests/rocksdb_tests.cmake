@@ -194,3 +194,10 @@ sstfilter_add_test(rocksdb_db_memory_limit_test
   SOURCES rocksdb_db_memory_limit_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
+# The range filter in DBs: the options string and OPTIONS file, scans that
+# match a DB without range filters (every entry type, snapshots, both
+# directions, reopen, bytewise and reverse), files it skips or reads.
+sstfilter_add_test(rocksdb_db_range_filter_test
+  SOURCES rocksdb_db_range_filter_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals
+  LABELS rocksdb)

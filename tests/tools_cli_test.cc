@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "format_checks.h"
 #include "inspector.h"
+#include "rocksdb_range_support.h"
 #include "tools_test_support.h"
 
 namespace sstfilter::test_support {
@@ -377,7 +379,9 @@ TEST(FilterSummaryCli, LdbFilterSummaryFailsOnANonDbOrWithParameters) {
       << extra.err;
   const CommandResult help = RunCommand(kFilterLdb + " --help");
   EXPECT_EQ(help.exit_code, 0);
-  EXPECT_TRUE(Contains(help.out, "\n  filter_summary [--json] : ")) << help.out;
+  EXPECT_TRUE(
+      Contains(help.out, "\n  filter_summary [--json] [--range A B] : "))
+      << help.out;
 }
 
 // What a compaction writes shows whether the tool created our policy from
@@ -485,6 +489,64 @@ TEST_F(CliTest, StockLdbKeepsOurFilterOnlyWithThePreloadLibrary) {
   EXPECT_EQ(LatestOptionsFilterLine(db_.path()), "filter_policy=nullptr");
 }
 #endif  // SSTFILTER_PRELOAD_LIB
+
+// A DB with range filters: sstfilter-inspect and sstfilter-ldb
+// filter_summary show each SST's filter and the total, and --range A B
+// skips the SSTs whose filter says [A, B) is empty, never the one holding
+// a key in it.
+TEST(RangeFilterCli, InspectAndLdbShowRangeFiltersAndAnswerARange) {
+  TempDir db;
+  {
+    rdb::Options base;
+    base.create_if_missing = true;
+    base.write_buffer_size = 32 << 10;
+    base.disable_auto_compactions = true;
+    rdb::Options options;
+    ASSERT_TRUE(
+        WithRangeFilter(base, "{id=sstfilter.RangeFilter}", &options).ok());
+    std::unique_ptr<rdb::DB> handle;
+    ASSERT_TRUE(rocksdb_compat::OpenDb(options, db.path(), &handle).ok());
+    for (uint64_t i = 0; i < 5000; ++i) {
+      ASSERT_TRUE(
+          handle
+              ->Put(rdb::WriteOptions(), IntKey(i * 1000), std::string(40, 'v'))
+              .ok());
+    }
+    ASSERT_TRUE(handle->Flush(rdb::FlushOptions()).ok());
+  }
+  const auto hex = [](uint64_t v) { return Hex(IntKey(v)); };
+  // [2000000, 2000001) holds a key; [2000100, 2000116) holds none.
+  const CommandResult hit =
+      RunCommand(kInspect + " --db --hex --range " + hex(2000000) + " " +
+                 hex(2000001) + " " + db.path());
+  EXPECT_EQ(hit.exit_code, 0) << hit.err;
+  EXPECT_TRUE(Contains(hit.out, "range filters (sstfilter.RangeFilter)"))
+      << hit.out;
+  EXPECT_TRUE(Contains(hit.out, "5000 keys")) << hit.out;
+  EXPECT_TRUE(Contains(hit.out, "[A, B): 1 of ")) << hit.out;
+  const CommandResult miss =
+      RunCommand(kInspect + " --db --hex --range " + hex(2000100) + " " +
+                 hex(2000116) + " " + db.path());
+  EXPECT_TRUE(Contains(miss.out, "[A, B): 0 of ")) << miss.out;
+  const CommandResult ldb = RunCommand(kFilterLdb + " --db=" + db.path() +
+                                       " --hex filter_summary --range 0x" +
+                                       hex(2000000) + " 0x" + hex(2000001));
+  EXPECT_EQ(ldb.exit_code, 0) << ldb.err;
+  EXPECT_TRUE(Contains(ldb.out, "[A, B): 1 of ")) << ldb.out;
+  // The JSON forms stay one valid document each.
+  TempDir scratch;
+  for (const std::string& command :
+       {kInspect + " --db --json --range a b " + db.path(),
+        kFilterLdb + " --db=" + db.path() + " filter_summary --json"}) {
+    const CommandResult json = RunCommand(command);
+    WriteFile(scratch.path() + "/out.json", json.out);
+    const CommandResult valid = RunCommand(
+        "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+        "assert \"range_filters\" in d' " +
+        scratch.path() + "/out.json");
+    EXPECT_EQ(valid.exit_code, 0) << command << ": " << json.out;
+  }
+}
 
 }  // namespace
 }  // namespace sstfilter::test_support

@@ -61,7 +61,7 @@ cmake --build build/asan -j "$jobs" --target blocked_bloom_test \
   cuckoo_static_test cuckoo_format_test cuckoo_dynamic_test \
   cuckoo_bucket_array_test format_compat_test level_allocation_test \
   block_classifier_test workload_test \
-  usable_space_test
+  usable_space_test range_filter_test
 run_ctest build/asan -L filter
 
 echo "== fuzzing"

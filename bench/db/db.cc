@@ -27,13 +27,17 @@ std::vector<uint64_t> Random::Permutation(uint64_t n) {
   return order;
 }
 
-std::string Key(uint64_t index, bool present) {
-  const uint64_t number = 2 * index + (present ? 0 : 1);
-  std::string key(kKeySize, '0');
+std::string BigEndianKey(uint64_t number) {
+  std::string key(8, '\0');
   for (int byte = 0; byte < 8; ++byte) {
     key[byte] = static_cast<char>(number >> (8 * (7 - byte)));
   }
   return key;
+}
+
+std::string Key(uint64_t index, bool present) {
+  return BigEndianKey(2 * index + (present ? 0 : 1)) +
+         std::string(kKeySize - 8, '0');
 }
 
 std::string Value(uint64_t index, uint8_t version) {
@@ -202,6 +206,8 @@ ReadCosts TakeReadCosts(rdb::Statistics& stats) {
       stats.getAndResetTickerCount(rdb::BLOCK_CACHE_FILTER_MISS);
   costs.index_misses =
       stats.getAndResetTickerCount(rdb::BLOCK_CACHE_INDEX_MISS);
+  costs.index_reads = costs.index_misses +
+                      stats.getAndResetTickerCount(rdb::BLOCK_CACHE_INDEX_HIT);
   return costs;
 }
 
@@ -212,6 +218,13 @@ double Seconds(Clock::time_point since) {
 int Fail(const char* tool, const char* what, const rdb::Status& s) {
   std::fprintf(stderr, "%s: %s: %s\n", tool, what, s.ToString().c_str());
   return 1;
+}
+
+rdb::Status OptionsFromString(const std::string& text, rdb::Options* options) {
+  rdb::ConfigOptions config;
+  config.ignore_unknown_options = false;
+  config.ignore_unsupported_options = false;
+  return rdb::GetOptionsFromString(config, rdb::Options(), text, options);
 }
 
 bool MakePolicy(const char* tool, const std::string& policy_id) {

@@ -44,6 +44,10 @@ class Random {
   std::mt19937_64 engine_;
 };
 
+// `number` as 8 big-endian bytes: keys in the bytewise order of their
+// numbers, the integers a range filter reads (int_bytes=8).
+std::string BigEndianKey(uint64_t number);
+
 // Key number k as db_bench writes it: 8 big-endian bytes, then 8 '0's (as
 // tests/support's DbBenchKey), so ldb, sst_dump and db_bench read these DBs.
 // Present key i is number 2i and absent key i number 2i + 1, so absent keys
@@ -154,12 +158,14 @@ double BitsPerKey(uint64_t bytes, uint64_t entries);
 // SST file without a filter counts in neither), filter checks (full.positive
 // + bloom.filter.useful: every filter consulted), the data blocks read
 // (block cache hits and misses: for absent keys, every one is wasted,
-// those of SST files without a filter too), and the block cache's data,
-// filter and index misses (with use_direct_reads, blocks read from disk).
+// those of SST files without a filter too), the index blocks read (hits and
+// misses), and the block cache's data, filter and index misses (with
+// use_direct_reads, blocks read from disk).
 struct ReadCosts {
   uint64_t wasted = 0;
   uint64_t checks = 0;
   uint64_t data_reads = 0;
+  uint64_t index_reads = 0;
   uint64_t data_misses = 0;
   uint64_t filter_misses = 0;
   uint64_t index_misses = 0;
@@ -171,6 +177,10 @@ double Seconds(Clock::time_point since);
 
 // Prints "<tool>: <what>: <status>" to stderr; returns 1.
 int Fail(const char* tool, const char* what, const rdb::Status& s);
+
+// Options from an options string, by RocksDB's own parser, refusing an
+// option it does not know (sstfilter's ids need MakePolicy first).
+rdb::Status OptionsFromString(const std::string& text, rdb::Options* options);
 
 // Registers sstfilter's policies and checks that `policy_id` (if not
 // empty) makes a policy; false, with a message, if not.

@@ -81,7 +81,6 @@
 #include "keys.h"
 #include "level_aware_inspection.h"
 #include "results.h"
-#include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
 #include "rocksdb/utilities/object_registry.h"
@@ -140,11 +139,7 @@ std::string OptionsString(const Args& args) {
 rdb::Status MakeOptions(const Args& args,
                         const std::shared_ptr<rdb::Logger>& logger,
                         rdb::Options* options) {
-  rdb::ConfigOptions config;
-  config.ignore_unknown_options = false;
-  config.ignore_unsupported_options = false;
-  rdb::Status s = rdb::GetOptionsFromString(config, rdb::Options(),
-                                            OptionsString(args), options);
+  rdb::Status s = OptionsFromString(OptionsString(args), options);
   options->info_log = logger;
   return s;
 }

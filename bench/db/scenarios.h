@@ -13,5 +13,9 @@ int WorkloadMain(int argc, char** argv);
 int MemoryLimitMain(int argc, char** argv);
 // What one process keeps of the DBs it opened and closed (open_close.cc).
 int OpenCloseMain(int argc, char** argv);
+// Short range scans on one DB, with a range filter and without, beside a
+// prefix Bloom filter and SstQueryFilter's min/max; or the range filter's
+// compaction cost (range_scans.cc).
+int RangeScansMain(int argc, char** argv);
 
 }  // namespace sstfilter::bench

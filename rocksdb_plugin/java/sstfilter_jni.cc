@@ -27,11 +27,21 @@
 // listener - sstfilter.LevelAwareListener, from SstFilter or named in
 // properties or an OPTIONS file - would crash it. The re-bound method gives
 // RocksJava's the others and a LevelAwareListener for each of ours.
+//
+// And it re-binds ReadOptions.setTableFilter. An io.sstfilter.RangeTableFilter's
+// handle is its bounds (RangeBounds), known by a set of live handles; given
+// one, the ReadOptions gets sstfilter::RangeTableFilter over a copy of them,
+// which reads each table's range filter in C++. RocksJava's own path would
+// call Java with the properties as NewStringUTF strings (java/rocksjni/
+// portal.h, TablePropertiesJni), which end the filter's bytes at their first
+// zero byte. Any other handle goes to RocksJava's setTableFilter.
 #include <jni.h>
 
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -39,6 +49,7 @@
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
+#include "sstfilter/range_filter_rocksdb.h"
 #include "sstfilter/rocksdb_plugin.h"
 
 // RocksJava's implementation of OptionsUtil.readTableFormatConfig, in the
@@ -49,6 +60,9 @@ extern "C" jobject Java_org_rocksdb_OptionsUtil_readTableFormatConfig(
 // objects of the JNI callbacks in a DBOptions' listeners.
 extern "C" jobjectArray Java_org_rocksdb_DBOptions_eventListeners(
     JNIEnv* env, jclass cls, jlong db_options_handle);
+// RocksJava's ReadOptions.setTableFilter (java/rocksjni/options.cc).
+extern "C" void Java_org_rocksdb_ReadOptions_setTableFilter(
+    JNIEnv* env, jclass cls, jlong read_options_handle, jlong filter_handle);
 
 namespace {
 
@@ -202,6 +216,42 @@ jobjectArray DBOptionsListeners(JNIEnv* env, jclass cls, jlong handle) {
       reinterpret_cast<const ROCKSDB_NAMESPACE::DBOptions*>(handle)->listeners);
 }
 
+// The handle of an io.sstfilter.RangeTableFilter.
+struct RangeBounds {
+  std::string lower, upper;
+};
+std::mutex range_handles_mutex;
+// The live RangeBounds handles (never destroyed: handles may outlive
+// static destruction in a JVM's threads).
+std::unordered_set<jlong>& RangeHandles() {
+  static auto* handles = new std::unordered_set<jlong>();
+  return *handles;
+}
+
+void SetTableFilter(JNIEnv* env, jclass cls, jlong read_options_handle,
+                    jlong filter_handle) {
+  {
+    std::lock_guard<std::mutex> lock(range_handles_mutex);
+    if (RangeHandles().count(filter_handle) > 0) {
+      const auto* bounds = reinterpret_cast<const RangeBounds*>(filter_handle);
+      reinterpret_cast<ROCKSDB_NAMESPACE::ReadOptions*>(read_options_handle)
+          ->table_filter =
+          sstfilter::RangeTableFilter(ROCKSDB_NAMESPACE::Slice(bounds->lower),
+                                      ROCKSDB_NAMESPACE::Slice(bounds->upper));
+      return;
+    }
+  }
+  Java_org_rocksdb_ReadOptions_setTableFilter(env, cls, read_options_handle,
+                                              filter_handle);
+}
+
+std::string FromJavaBytes(JNIEnv* env, jbyteArray bytes) {
+  std::string out(static_cast<size_t>(env->GetArrayLength(bytes)), '\0');
+  env->GetByteArrayRegion(bytes, 0, static_cast<jsize>(out.size()),
+                          reinterpret_cast<jbyte*>(out.data()));
+  return out;
+}
+
 // Binds `method` of `class_name` to `function`; false with an exception
 // pending if the class or the method is missing.
 bool Rebind(JNIEnv* env, const char* class_name, const char* method,
@@ -235,7 +285,10 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* /*reserved*/) {
       Rebind(env, "org/rocksdb/Options", "eventListeners", kListenersSignature,
              reinterpret_cast<void*>(&OptionsListeners)) &&
       Rebind(env, "org/rocksdb/DBOptions", "eventListeners",
-             kListenersSignature, reinterpret_cast<void*>(&DBOptionsListeners));
+             kListenersSignature,
+             reinterpret_cast<void*>(&DBOptionsListeners)) &&
+      Rebind(env, "org/rocksdb/ReadOptions", "setTableFilter", "(JJ)V",
+             reinterpret_cast<void*>(&SetTableFilter));
   return rebound ? JNI_VERSION_1_8 : JNI_ERR;
 }
 
@@ -278,6 +331,31 @@ JNIEXPORT jlong JNICALL
 Java_io_sstfilter_LevelAwareListener_newListener(JNIEnv*, jclass) {
   return reinterpret_cast<jlong>(
       new ListenerHandle(sstfilter::NewLevelAwareListener()));
+}
+
+// io.sstfilter.RangeTableFilter's handle: new, bounds set once, deleted.
+JNIEXPORT jlong JNICALL Java_io_sstfilter_RangeTableFilter_newHandle(JNIEnv*,
+                                                                     jclass) {
+  const jlong handle = reinterpret_cast<jlong>(new RangeBounds());
+  std::lock_guard<std::mutex> lock(range_handles_mutex);
+  RangeHandles().insert(handle);
+  return handle;
+}
+
+JNIEXPORT void JNICALL Java_io_sstfilter_RangeTableFilter_setBounds(
+    JNIEnv* env, jclass, jlong handle, jbyteArray lower, jbyteArray upper) {
+  auto* bounds = reinterpret_cast<RangeBounds*>(handle);
+  bounds->lower = FromJavaBytes(env, lower);
+  bounds->upper = FromJavaBytes(env, upper);
+}
+
+JNIEXPORT void JNICALL
+Java_io_sstfilter_RangeTableFilter_deleteHandle(JNIEnv*, jclass, jlong handle) {
+  {
+    std::lock_guard<std::mutex> lock(range_handles_mutex);
+    RangeHandles().erase(handle);
+  }
+  delete reinterpret_cast<RangeBounds*>(handle);
 }
 
 }  // extern "C"

@@ -9,6 +9,7 @@
 
 #include "id_grammar.h"
 #include "policies.h"
+#include "range_filter_collector.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/listener.h"
 #include "rocksdb/utilities/object_registry.h"
@@ -67,6 +68,8 @@ extern "C" int RegisterSstfilterPolicies(
         *guard = MakeLevelAwareListener();
         return guard->get();
       });
+  // The range filter's collector: table_properties_collectors={...}.
+  RegisterRangeFilterCollector(library);
   // Last: a library uses the first factory whose pattern matches. "." may
   // end the id: "sstfilter." is an unknown name too.
   library.AddFactory<const FilterPolicy>(
@@ -77,5 +80,5 @@ extern "C" int RegisterSstfilterPolicies(
         *errmsg = UnknownNameError(id);
         return nullptr;
       });
-  return 6;
+  return 7;
 }

@@ -40,6 +40,17 @@
 #define SSTFILTER_OVERRIDE_SINCE_10_9
 #endif
 
+// experimental::SstQueryFilterConfigsManager: per-SST min/max of a key
+// segment, written by a table properties collector and read as a range
+// scan's table_filter. In 9.11.2's and 11.8.1's experimental.h, not in
+// 7.8.3's; the release that added it was not checked (HISTORY.md does not
+// name it). The range-scan benchmark compares against it.
+#if SSTFILTER_ROCKSDB_AT_LEAST(9, 11)
+#define SSTFILTER_HAS_SST_QUERY_FILTER 1
+#else
+#define SSTFILTER_HAS_SST_QUERY_FILTER 0
+#endif
+
 namespace sstfilter::rocksdb_compat {
 
 // Inserts an entry with no value that charges `charge` bytes to `cache`

@@ -25,6 +25,7 @@
 
 #include "db_summary.h"
 #include "inspector.h"
+#include "range_report.h"
 
 namespace {
 
@@ -49,11 +50,14 @@ constexpr char kUsage[] =
     "  --keys-file F    the same for every line of F\n"
     "  --hex            keys are given and printed in hex\n"
     "  --partitions     a row per filter partition\n"
+    "  --range A B      may each SST hold a key in [A, B)? (its range\n"
+    "                   filter, sstfilter.RangeFilter; with --db too)\n"
     "  --no-progress    no progress line on stderr\n";
 
 struct Args {
   std::vector<std::string> paths;
   std::vector<std::string> keys;
+  sstfilter::inspect::RangeQuery range;
   bool json = false;
   bool db = false;
   bool progress = true;
@@ -99,7 +103,15 @@ bool ParseArgs(int argc, char** argv, Args* args) {
       value = arg.substr(arg.find('=') + 1);
       arg = arg.substr(0, arg.find('='));
     }
-    if (arg == "--key") {
+    if (arg == "--range") {
+      if (i + 2 >= argc) {
+        std::cerr << "sstfilter-inspect: --range needs two keys, A and B\n";
+        return false;
+      }
+      args->range.asked = true;
+      args->range.lower = argv[++i];
+      args->range.upper = argv[++i];
+    } else if (arg == "--key") {
       raw_keys.push_back(value);
     } else if (arg == "--keys-file") {
       std::ifstream in(value);
@@ -139,6 +151,12 @@ bool ParseArgs(int argc, char** argv, Args* args) {
   }
   if (args->db && (!raw_keys.empty() || args->print.per_partition)) {
     std::cerr << "sstfilter-inspect: --db takes no keys and no --partitions\n";
+    return false;
+  }
+  if (args->range.asked && args->print.hex_keys &&
+      (!HexDecode(args->range.lower, &args->range.lower) ||
+       !HexDecode(args->range.upper, &args->range.upper))) {
+    std::cerr << "sstfilter-inspect: --hex --range keys are not hex\n";
     return false;
   }
   for (const std::string& key : raw_keys) {
@@ -214,6 +232,7 @@ std::vector<std::string> ListFiles(const std::vector<std::string>& paths,
 // line on stderr. Returns the number of errors.
 size_t SummarizeDbs(const Args& args) {
   size_t errors = 0;
+  std::string range_json;  // an array per DB
   if (args.json) std::cout << "{\"dbs\": [";
   for (size_t i = 0; i < args.paths.size(); ++i) {
     const sstfilter::inspect::DbSummary summary =
@@ -221,16 +240,26 @@ size_t SummarizeDbs(const Args& args) {
     errors += summary.errors + !summary.status.ok();
     std::cout << std::flush;
     std::cerr << sstfilter::inspect::FormatFileErrorsText(summary);
+    const auto ranges =
+        sstfilter::inspect::DescribeDbRangeFilters(summary, args.range);
     if (args.json) {
       std::cout << (i ? ",\n  " : "\n  ")
                 << sstfilter::inspect::FormatDbJson(summary);
+      range_json +=
+          (i ? ", " : "") +
+          sstfilter::inspect::FormatRangeFiltersJson(ranges, args.range);
     } else if (summary.status.ok()) {
-      std::cout << (i ? "\n" : "") << sstfilter::inspect::FormatDbText(summary);
+      std::cout << (i ? "\n" : "") << sstfilter::inspect::FormatDbText(summary)
+                << sstfilter::inspect::FormatRangeFiltersText(ranges,
+                                                              args.range);
     } else {
       std::cerr << sstfilter::inspect::FormatDbText(summary);
     }
   }
-  if (args.json) std::cout << "\n], \"errors\": " << errors << "}\n";
+  if (args.json) {
+    std::cout << "\n], \"range_filters\": [" << range_json
+              << "], \"errors\": " << errors << "}\n";
+  }
   return errors;
 }
 
@@ -255,8 +284,13 @@ int main(int argc, char** argv) {
 
   size_t errors = 0;
   bool first = true;
+  std::vector<sstfilter::inspect::RangeFilterFile> ranges;
   auto emit = [&](const FileReport& report) {
     if (!report.status.ok()) ++errors;
+    if (report.status.ok()) {
+      ranges.push_back(
+          sstfilter::inspect::DescribeRangeFilter(report, -1, args.range));
+    }
     if (show_progress) std::cerr << "\r\033[K" << std::flush;
     if (args.json) {
       std::cout << (first ? "{\"files\": [\n  " : ",\n  ")
@@ -281,12 +315,19 @@ int main(int argc, char** argv) {
   }
   if (show_progress) std::cerr << "\r\033[K" << std::flush;
   if (args.json) {
-    std::cout << (first ? "{\"files\": [" : "\n") << "], \"orphans\": "
+    std::cout << (first ? "{\"files\": [" : "\n") << "], \"range_filters\": "
+              << sstfilter::inspect::FormatRangeFiltersJson(ranges, args.range)
+              << ", \"orphans\": "
               << sstfilter::inspect::FormatOrphansJson(orphans)
               << ", \"errors\": " << errors << "}\n";
-  } else if (!orphans.empty()) {
-    std::cout << (first ? "" : "\n")
-              << sstfilter::inspect::FormatOrphansText(orphans);
+  } else {
+    const std::string range_text =
+        sstfilter::inspect::FormatRangeFiltersText(ranges, args.range);
+    if (!range_text.empty()) std::cout << (first ? "" : "\n") << range_text;
+    if (!orphans.empty()) {
+      std::cout << (first ? "" : "\n")
+                << sstfilter::inspect::FormatOrphansText(orphans);
+    }
   }
   if (!args.json && errors > 0) {
     std::cerr << "sstfilter-inspect: " << errors << " of "

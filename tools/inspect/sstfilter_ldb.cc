@@ -2,13 +2,15 @@
 // so that --try_load_options opens DBs whose OPTIONS file names them, and
 // one command of its own:
 //
-//   sstfilter-ldb --db=DIR filter_summary [--json]
+//   sstfilter-ldb --db=DIR filter_summary [--json] [--range A B]
 //
 // prints the per-level filter summary of `sstfilter-inspect --db DIR`
 // (db_summary.h): RocksDB's filters and ours, level by level, with their
 // bits/key, FPRs and the expected reads of an absent-key Get under the
 // filter policy of the DB's OPTIONS file (which may leave files of another
-// family name, or ours under RocksDB's own policy, unfiltered). It reaches
+// family name, or ours under RocksDB's own policy, unfiltered), then each
+// SST's range filter and their total, and with --range A B which SSTs may
+// hold a key in [A, B) (range_report.h; A and B in hex with --hex). It reaches
 // ldb's parser through its command selector (LDBCommand::InitFromCmdLineArgs
 // in rocksdb/utilities/ldb_cmd.h); every other command is ldb's own.
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "db_summary.h"
+#include "range_report.h"
 #include "rocksdb/ldb_tool.h"
 #include "rocksdb/utilities/ldb_cmd.h"
 #include "rocksdb/utilities/object_registry.h"
@@ -33,19 +36,33 @@ class FilterSummaryCommand : public rdb::LDBCommand {
   static std::string Name() { return "filter_summary"; }
 
   static void Help(std::string& ret) {
-    ret.append("  " + Name() + " [--" + kJson +
-               "] : the filters of each level (sstfilter-inspect --db)\n");
+    ret.append("  " + Name() + " [--" + kJson + "] [--" + kRange +
+               " A B] : the filters of each level (sstfilter-inspect --db)\n");
   }
 
   FilterSummaryCommand(const std::vector<std::string>& params,
                        const std::map<std::string, std::string>& options,
                        const std::vector<std::string>& flags)
       : LDBCommand(options, flags, /*is_read_only=*/true,
-                   BuildCmdLineOptions({kJson})),
+                   BuildCmdLineOptions({kJson, kRange, ARG_HEX})),
         json_(IsFlagPresent(flags, kJson)) {
-    if (!params.empty()) {
-      exec_state_ =
-          LDBCommandExecuteResult::Failed(Name() + " takes no parameters");
+    range_.asked = IsFlagPresent(flags, kRange);
+    if (range_.asked && params.size() == 2) {
+      range_.lower = params[0];
+      range_.upper = params[1];
+      // ldb's HexToString throws on bad hex ("0x..." expected).
+      try {
+        if (is_key_hex_) {
+          range_.lower = HexToString(range_.lower);
+          range_.upper = HexToString(range_.upper);
+        }
+      } catch (const char*) {
+        exec_state_ = LDBCommandExecuteResult::Failed(
+            "--" + std::string(kRange) + " keys are not 0x-prefixed hex");
+      }
+    } else if (!params.empty() || range_.asked) {
+      exec_state_ = LDBCommandExecuteResult::Failed(
+          Name() + " takes no parameters but --" + kRange + "'s two keys");
     }
   }
 
@@ -65,10 +82,19 @@ class FilterSummaryCommand : public rdb::LDBCommand {
       return;
     }
     std::fputs(inspect::FormatFileErrorsText(summary).c_str(), stderr);
-    std::fputs((json_ ? inspect::FormatDbJson(summary) + "\n"
-                      : inspect::FormatDbText(summary))
-                   .c_str(),
-               stdout);
+    const auto ranges = inspect::DescribeDbRangeFilters(summary, range_);
+    std::string out;
+    if (json_) {
+      // The summary's object, with the range filters as one more member.
+      out = inspect::FormatDbJson(summary);
+      out.pop_back();
+      out += ", \"range_filters\": " +
+             inspect::FormatRangeFiltersJson(ranges, range_) + "}\n";
+    } else {
+      out = inspect::FormatDbText(summary) +
+            inspect::FormatRangeFiltersText(ranges, range_);
+    }
+    std::fputs(out.c_str(), stdout);
     if (summary.errors > 0) {
       exec_state_ = LDBCommandExecuteResult::Failed(
           std::to_string(summary.errors) + " live SST files could not be read");
@@ -77,7 +103,9 @@ class FilterSummaryCommand : public rdb::LDBCommand {
 
  private:
   static constexpr char kJson[] = "json";
+  static constexpr char kRange[] = "range";
   const bool json_;
+  sstfilter::inspect::RangeQuery range_;
 };
 
 rdb::LDBCommand* SelectCommand(const rdb::LDBCommand::ParsedParams& parsed) {

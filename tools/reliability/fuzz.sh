@@ -5,7 +5,7 @@
 #       each fuzzer for SECONDS of wall time (default 30): the CI run, which
 #       keeps nothing it finds but a crash;
 #   tools/reliability/fuzz.sh --soak CPU_SECONDS [NAME...]
-#       each named fuzzer (filter, sst, options; default all) until its
+#       each named fuzzer (filter, sst, options, range; default all) until its
 #       process has used CPU_SECONDS of CPU time (read from /proc/PID/stat:
 #       on a shared machine wall time is not CPU time), two at a time, at
 #       nice 19. Its corpus stays in build/fuzz/corpus-NAME for the next
@@ -16,7 +16,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dir="$root/build/fuzz"
-all=(filter sst options)
+all=(filter sst options range)
 
 soak=""
 if [ "${1:-}" = "--soak" ]; then
@@ -51,6 +51,7 @@ fuzzer_args() {
   case "$name" in
     filter | sst) echo "$seeds/filter $root/tests/golden/v1" ;;
     options) echo "-dict=$root/tests/fuzz/options.dict $seeds/options" ;;
+    range) ;;  # it builds its own filters from the input
   esac
   if [ -d "$committed" ]; then echo "$committed"; fi
 }

@@ -139,8 +139,10 @@ using sstfilter::kRocksdbFamilyCompatibilityName;
 using sstfilter::kSstfilterCompatibilityName;
 
 // Adds the four policy factories, one for any other "sstfilter." name
-// (an error that lists the known names) and the factory of
-// sstfilter.LevelAwareListener to `library`; returns how many (6).
+// (an error that lists the known names), the factory of
+// sstfilter.LevelAwareListener and that of the range filter's collector
+// sstfilter.RangeFilter (sstfilter/range_filter_rocksdb.h) to `library`;
+// returns how many (7).
 // `arg` is ignored. This is the registration function of RocksDB's plugin
 // folder ABI (<name>_FUNC) and of ObjectRegistry::AddLibrary; call it once
 // per library, e.g.

@@ -125,6 +125,21 @@ public class SstFilter extends Filter {
     return options;
   }
 
+  /**
+   * A table filter for one range scan [lower, upper) in the column family's comparator order
+   * (RocksDB's bytewise one or its reverse): {@code readOptions.setTableFilter(
+   * SstFilter.rangeTableFilter(lower, upper))}, with the same bounds set as the ReadOptions'
+   * iterate bounds. SSTs whose range filter (sstfilter.RangeFilter, turned on with {@code
+   * table_properties_collectors={id=sstfilter.RangeFilter}}) says the range holds none of their
+   * keys are skipped; the others, and SSTs without one, are read as usual.
+   */
+  public static RangeTableFilter rangeTableFilter(final byte[] lower, final byte[] upper) {
+    if (lower == null || upper == null) {
+      throw new IllegalArgumentException("sstfilter: a range needs both bounds");
+    }
+    return new RangeTableFilter(lower, upper);
+  }
+
   @Override
   public String toString() {
     return "SstFilter(" + id() + ")";
