@@ -54,11 +54,20 @@ struct Context {
   std::string column_family;  // "" in every test that does not learn
 };
 
+Context MakeContext(int level, bool bottommost,
+                    rdb::TableFileCreationReason reason) {
+  Context context;
+  context.level = level;
+  context.bottommost = bottommost;
+  context.reason = reason;
+  return context;
+}
 Context Compaction(int level, bool bottommost = false) {
-  return {level, bottommost, rdb::TableFileCreationReason::kCompaction};
+  return MakeContext(level, bottommost,
+                     rdb::TableFileCreationReason::kCompaction);
 }
 Context FlushContext() {
-  return {0, false, rdb::TableFileCreationReason::kFlush};
+  return MakeContext(0, false, rdb::TableFileCreationReason::kFlush);
 }
 
 // RocksDB's context for `c`, over `table`.
@@ -330,7 +339,8 @@ TEST_P(EachChoice, UniversalFifoAndNoLevelGetUniformBitsPerKey) {
   universal_flush.style = rdb::kCompactionStyleUniversal;
   Context fifo = FlushContext();
   fifo.style = rdb::kCompactionStyleFIFO;
-  const Context sst_file_writer{-1, false, rdb::TableFileCreationReason::kMisc};
+  const Context sst_file_writer =
+      MakeContext(-1, false, rdb::TableFileCreationReason::kMisc);
   const Context unknown_compaction = Compaction(-1);
   ExpectBuilt(Build(*policy, universal), uniform, "universal");
   ExpectBuilt(Build(*policy, universal_flush), uniform, "universal flush");
@@ -1009,7 +1019,9 @@ TEST(LevelAwarePolicy, APartitionedFilterGetsItsLearnedSizeFromItsFirstKey) {
   auto bits = [&](bool asked_first) {
     std::unique_ptr<rdb::FilterBitsBuilder> builder(
         policy->GetBuilderWithContext(context));
-    if (asked_first) EXPECT_GT(builder->ApproximateNumEntries(4096), 0u);
+    if (asked_first) {
+      EXPECT_GT(builder->ApproximateNumEntries(4096), 0u);
+    }
     for (const auto& key : hot_keys) builder->AddKey(key);
     std::unique_ptr<const char[]> owner;
     rdb::Status status;
