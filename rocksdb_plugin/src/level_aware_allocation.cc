@@ -84,18 +84,26 @@ AccountTotals TotalsOf(const TreeSnapshot& snapshot,
 }
 
 // What the account reads of a tree is what it will hold once its
-// compactions catch up: a level between the base level and the bottom
-// that holds more than its target (the bottom's keys over T per level, in
-// the dynamic layout) while a stream of writes keeps it full will pass
-// the keys past its target to the bottom, whose files hold fewer bits per
-// key. Those bits, less: counted at the bottom's bits/key. (The base
-// level is left out: RocksDB keeps it near a size of its own,
-// max_bytes_for_level_base, which a policy is not told.) Measured on a DB
-// growing to 2*10^6 keys in 8 stages (sstfilter-db-bench memory-limit,
-// seed 301): the settled stages' median 9.72 bits/key for 10 without it,
-// 9.85 with it.
-double SettlingExcess(const TreeSnapshot& snapshot, int num_levels,
-                      double size_ratio) {
+// compactions catch up. In the dynamic layout
+// (level_compaction_dynamic_level_bytes) a level between the base level
+// and the bottom that holds more than its target, the bottom's keys over
+// T per level, is passing the keys past it down to the bottom while a
+// stream of writes keeps it full; so are L0's keys. Their bits, less:
+// counted at the bottom's bits/key. The base level is left out (its target
+// is RocksDB's max_bytes_for_level_base or less, which a policy is not
+// told), and so is every level in the static layout, whose targets are
+// fixed from L1 down (a level above a small bottom is not passing keys
+// down). RocksDB holds every level's target at max_bytes_for_level_base at
+// least: a tree whose bottom is small for the levels above it (many keys
+// deleted) is read as passing more keys down than it is, until it
+// compacts. Measured on a DB growing to 2*10^6 keys in 8 stages
+// (sstfilter-db-bench memory-limit, seeds 303 and 304, stages 3-8): with
+// the middle levels' excess alone 9.61-9.96 bits/key for 10 (medians
+// 9.83, 9.86); with L0's too and the allocation's shares of the settled
+// tree (Tree::Of) 9.77-10.07 (medians 9.95, 9.90).
+double SettlingExcess(const TreeSnapshot& snapshot, bool dynamic_levels,
+                      int num_levels, double size_ratio) {
+  if (!dynamic_levels) return 0;
   int bottom = 0, base = 0;
   for (int level = kMaxLevels - 1; level >= 1; --level) {
     if (snapshot.levels[level].keys + snapshot.levels[level].incoming_keys <= 0) continue;
@@ -108,6 +116,12 @@ double SettlingExcess(const TreeSnapshot& snapshot, int num_levels,
   const double bottom_bits = static_cast<double>(b.filter_bits) / b.filtered_keys;
   const double bottom_keys = static_cast<double>(b.keys + b.incoming_keys);
   double excess = 0;
+  // L0 is settled when empty: its keys are all on their way down.
+  const LevelTotals& l0 = snapshot.levels[0];
+  if (l0.filtered_keys > 0) {
+    const double bits = static_cast<double>(l0.filter_bits) / l0.filtered_keys;
+    excess += static_cast<double>(l0.filtered_keys) * (bits - bottom_bits);
+  }
   for (int level = base + 1; level < bottom; ++level) {
     const LevelTotals& t = snapshot.levels[level];
     if (t.filtered_keys <= 0) continue;
@@ -143,7 +157,8 @@ struct LevelAwareAllocator::Tree {
   // the difference. `at_least_two`: empty if that leaves fewer than two
   // levels (a one-level tree so far).
   static Tree Of(const TreeSnapshot& snapshot, bool no_bottom_filters,
-                 bool at_least_two) {
+                 bool at_least_two, bool dynamic_levels, int num_levels,
+                 double size_ratio) {
     Tree tree;
     for (int level = kMaxLevels - 1; level >= 1; --level) {
       const double keys = static_cast<double>(
@@ -151,6 +166,25 @@ struct LevelAwareAllocator::Tree {
       if (keys <= 0) continue;
       tree.levels.push_back(level);
       tree.keys.push_back(keys);
+    }
+    // The tree it settles to: a level between the base level and the
+    // bottom holds at most its target (the bottom's keys over T per level,
+    // in the dynamic layout), the keys past it on their way to the bottom
+    // (SettlingExcess, above, counts their bits so).
+    if (dynamic_levels && tree.levels.size() >= 3 &&
+        tree.levels.front() == num_levels - 1) {
+      const int bottom = tree.levels.front();
+      const double bottom_keys = tree.keys.front();
+      double moved = 0;
+      for (size_t i = 1; i + 1 < tree.levels.size(); ++i) {
+        const double target =
+            bottom_keys / std::pow(size_ratio, bottom - tree.levels[i]);
+        if (tree.keys[i] > target) {
+          moved += tree.keys[i] - target;
+          tree.keys[i] = target;
+        }
+      }
+      tree.keys.front() += moved;
     }
     tree.levels.push_back(0);
     tree.keys.push_back(
@@ -373,7 +407,8 @@ FilterChoice LevelAwareAllocator::Average(
     int level) const {
   const double asked = settings_.BitsPerKey();
   const bool no_bottom = cf->no_bottom_filters();
-  Tree tree = Tree::Of(snapshot, no_bottom, true);
+  Tree tree = Tree::Of(snapshot, no_bottom, true, cf->dynamic_levels(),
+                       cf->num_levels(), settings_.SizeRatio());
   const std::shared_ptr<PolicyState> state = cf->PolicyStateFor(settings_key_);
   std::lock_guard<std::mutex> lock(state->mutex);
   FilterChoice base = Uniform();
@@ -402,7 +437,8 @@ FilterChoice LevelAwareAllocator::Average(
   }
   AccountTotals totals = TotalsOf(snapshot, asked, /*with_unfiltered=*/false);
   totals.held_bits -=
-      SettlingExcess(snapshot, cf->num_levels(), settings_.SizeRatio());
+      SettlingExcess(snapshot, cf->dynamic_levels(), cf->num_levels(),
+                     settings_.SizeRatio());
   totals.due_bits = asked * totals.keys;
   return Shifted(base, state->account.Correction(totals));
 }
@@ -486,7 +522,9 @@ FilterChoice LevelAwareAllocator::Limited(const JobView& job,
   double tree_keys = 0, all_keys = 0, counted_keys = 0;
   for (size_t p = 0; p < cfs.size(); ++p) {
     parts.push_back(cfs[p] == cf ? snapshot : cfs[p]->Snapshot());
-    trees.push_back(Tree::Of(parts.back(), cfs[p]->no_bottom_filters(), false));
+    trees.push_back(Tree::Of(parts.back(), cfs[p]->no_bottom_filters(), false,
+                             cfs[p]->dynamic_levels(), cfs[p]->num_levels(),
+                             settings_.SizeRatio()));
     for (double k : trees.back().keys) tree_keys += k;
     for (const LevelTotals& t : parts.back().levels) {
       all_keys += static_cast<double>(t.keys + t.incoming_keys);
@@ -504,9 +542,10 @@ FilterChoice LevelAwareAllocator::Limited(const JobView& job,
   for (size_t p = 0; p < parts.size(); ++p) {
     const AccountTotals t =
         TotalsOf(parts[p], average, /*with_unfiltered=*/true);
-    totals.held_bits += t.held_bits - SettlingExcess(parts[p],
-                                                     cfs[p]->num_levels(),
-                                                     settings_.SizeRatio());
+    totals.held_bits +=
+        t.held_bits - SettlingExcess(parts[p], cfs[p]->dynamic_levels(),
+                                     cfs[p]->num_levels(),
+                                     settings_.SizeRatio());
     totals.keys += t.keys;
     totals.keys_built += t.keys_built;
   }

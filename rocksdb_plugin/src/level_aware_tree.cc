@@ -398,10 +398,17 @@ std::shared_ptr<ColumnFamilyTree> DbState::ColumnFamily(const std::string& name,
   // block, not the tree, once the DB is gone.
   if (tree == nullptr) {
     tree.reset(new ColumnFamilyTree(name, id));
+    tree->SetDynamicLevels(dynamic_levels_);
     if (reading_ > 0) tree->BeginRead();
   }
   if (id >= 0 && tree->id() < 0) tree->set_id(id);
   return tree;
+}
+
+void DbState::SetDynamicLevels(bool dynamic) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  dynamic_levels_ = dynamic;
+  for (auto& [name, tree] : column_families_) tree->SetDynamicLevels(dynamic);
 }
 
 std::shared_ptr<ColumnFamilyTree> DbState::FindColumnFamily(

@@ -154,6 +154,16 @@ class ColumnFamilyTree {
   // RocksDB's num_levels, as the last table built for it said (0: none).
   int num_levels() const { return num_levels_.load(std::memory_order_relaxed); }
   void SetNumLevels(int n) { num_levels_.store(n, std::memory_order_relaxed); }
+  // Whether its levels have RocksDB's dynamic targets
+  // (level_compaction_dynamic_level_bytes, as the DB's default column
+  // family has it): then a level between the base level and the bottom
+  // that holds more than the bottom over T per level is passing keys down.
+  bool dynamic_levels() const {
+    return dynamic_levels_.load(std::memory_order_relaxed);
+  }
+  void SetDynamicLevels(bool dynamic) {
+    dynamic_levels_.store(dynamic, std::memory_order_relaxed);
+  }
   // Probes sampled from its files so far (their count weighs column
   // families that share a memory limit).
   uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
@@ -216,6 +226,7 @@ class ColumnFamilyTree {
   std::atomic<uint32_t> no_filter_levels_{0};  // SetNoFilter, by level
   std::atomic<uint64_t> samples_{0};
   std::atomic<int> num_levels_{0};
+  std::atomic<bool> dynamic_levels_{false};
   mutable std::mutex mutex_;  // guards what follows
   std::unordered_map<uint64_t, File> files_;
   std::map<int, Running> running_;
@@ -246,6 +257,10 @@ class DbState {
     return info_log_.lock();
   }
   const std::string& session_id() const { return session_id_; }
+  // level_compaction_dynamic_level_bytes of the DB's default column
+  // family, for every column family's tree (RocksDB gives a listener no
+  // other column family's options).
+  void SetDynamicLevels(bool dynamic);
 
   // The column family `name`, made on first use. A known `id` other than
   // the one it had means it was dropped and made again: it starts anew.
@@ -272,6 +287,7 @@ class DbState {
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<ColumnFamilyTree>> column_families_;
   int reading_ = 0;
+  bool dynamic_levels_ = false;
 };
 
 }  // namespace sstfilter::rocksdb_plugin
