@@ -106,14 +106,16 @@ double SettlingExcess(const TreeSnapshot& snapshot, bool dynamic_levels,
   if (!dynamic_levels) return 0;
   int bottom = 0, base = 0;
   for (int level = kMaxLevels - 1; level >= 1; --level) {
-    if (snapshot.levels[level].keys + snapshot.levels[level].incoming_keys <= 0) continue;
+    if (snapshot.levels[level].keys + snapshot.levels[level].incoming_keys <= 0)
+      continue;
     if (bottom == 0) bottom = level;
     base = level;
   }
   if (bottom == 0 || bottom != num_levels - 1) return 0;
   const LevelTotals& b = snapshot.levels[bottom];
   if (b.filtered_keys <= 0) return 0;
-  const double bottom_bits = static_cast<double>(b.filter_bits) / b.filtered_keys;
+  const double bottom_bits =
+      static_cast<double>(b.filter_bits) / b.filtered_keys;
   const double bottom_keys = static_cast<double>(b.keys + b.incoming_keys);
   double excess = 0;
   // L0 is settled when empty: its keys are all on their way down.
@@ -436,9 +438,8 @@ FilterChoice LevelAwareAllocator::Average(
     base = state->allocation.levels[SlotOf(state->levels, level)];
   }
   AccountTotals totals = TotalsOf(snapshot, asked, /*with_unfiltered=*/false);
-  totals.held_bits -=
-      SettlingExcess(snapshot, cf->dynamic_levels(), cf->num_levels(),
-                     settings_.SizeRatio());
+  totals.held_bits -= SettlingExcess(snapshot, cf->dynamic_levels(),
+                                     cf->num_levels(), settings_.SizeRatio());
   totals.due_bits = asked * totals.keys;
   return Shifted(base, state->account.Correction(totals));
 }
