@@ -83,6 +83,16 @@ AccountTotals TotalsOf(const TreeSnapshot& snapshot,
   return totals;
 }
 
+// In the dynamic layout, with keys down to the last of `num_levels`
+// levels: the keys `level` holds once its compactions catch up, the
+// bottom's over T per level below the bottom. Negative if the tree does
+// not settle so (the static layout, or a bottom above the last level).
+double SettledLevelKeys(bool dynamic_levels, int num_levels, int bottom,
+                        double bottom_keys, int level, double size_ratio) {
+  if (!dynamic_levels || bottom != num_levels - 1) return -1;
+  return bottom_keys / std::pow(size_ratio, bottom - level);
+}
+
 // What the account reads of a tree is what it will hold once its
 // compactions catch up. In the dynamic layout
 // (level_compaction_dynamic_level_bytes) a level between the base level
@@ -103,7 +113,6 @@ AccountTotals TotalsOf(const TreeSnapshot& snapshot,
 // tree (Tree::Of) 9.77-10.07 (medians 9.95, 9.90).
 double SettlingExcess(const TreeSnapshot& snapshot, bool dynamic_levels,
                       int num_levels, double size_ratio) {
-  if (!dynamic_levels) return 0;
   int bottom = 0, base = 0;
   for (int level = kMaxLevels - 1; level >= 1; --level) {
     if (snapshot.levels[level].keys + snapshot.levels[level].incoming_keys <= 0)
@@ -111,12 +120,15 @@ double SettlingExcess(const TreeSnapshot& snapshot, bool dynamic_levels,
     if (bottom == 0) bottom = level;
     base = level;
   }
-  if (bottom == 0 || bottom != num_levels - 1) return 0;
   const LevelTotals& b = snapshot.levels[bottom];
-  if (b.filtered_keys <= 0) return 0;
+  const double bottom_keys = static_cast<double>(b.keys + b.incoming_keys);
+  if (bottom == 0 || b.filtered_keys <= 0 ||
+      SettledLevelKeys(dynamic_levels, num_levels, bottom, bottom_keys, bottom,
+                       size_ratio) < 0) {
+    return 0;
+  }
   const double bottom_bits =
       static_cast<double>(b.filter_bits) / b.filtered_keys;
-  const double bottom_keys = static_cast<double>(b.keys + b.incoming_keys);
   double excess = 0;
   // L0 is settled when empty: its keys are all on their way down.
   const LevelTotals& l0 = snapshot.levels[0];
@@ -127,7 +139,8 @@ double SettlingExcess(const TreeSnapshot& snapshot, bool dynamic_levels,
   for (int level = base + 1; level < bottom; ++level) {
     const LevelTotals& t = snapshot.levels[level];
     if (t.filtered_keys <= 0) continue;
-    const double target = bottom_keys / std::pow(size_ratio, bottom - level);
+    const double target = SettledLevelKeys(dynamic_levels, num_levels, bottom,
+                                           bottom_keys, level, size_ratio);
     const double over = static_cast<double>(t.filtered_keys) - target;
     if (over <= 0) continue;
     const double bits = static_cast<double>(t.filter_bits) / t.filtered_keys;
@@ -153,11 +166,12 @@ struct LevelAwareAllocator::Tree {
   // (`flush_keys`, or what L0 holds before the first): L0 holds between
   // none and a few flushes, about one on average. Under
   // optimize_filters_for_hits without its bottom level. Each level counts
-  // at what it holds: where that differs from the tree it settles to (a
-  // level above the bottom fuller than its target while compactions catch
-  // up, a base level held at max_bytes_for_level_base), the account pays
-  // the difference. `at_least_two`: empty if that leaves fewer than two
-  // levels (a one-level tree so far).
+  // at what it holds, but in the dynamic layout a level between the base
+  // level and the bottom counts at most its target (SettledLevelKeys), the
+  // rest at the bottom; where what a level holds differs from the tree it
+  // settles to otherwise (a base level held at max_bytes_for_level_base),
+  // the account pays the difference. `at_least_two`: empty if that leaves
+  // fewer than two levels (a one-level tree so far).
   static Tree Of(const TreeSnapshot& snapshot, bool no_bottom_filters,
                  bool at_least_two, bool dynamic_levels, int num_levels,
                  double size_ratio) {
@@ -173,15 +187,15 @@ struct LevelAwareAllocator::Tree {
     // bottom holds at most its target (the bottom's keys over T per level,
     // in the dynamic layout), the keys past it on their way to the bottom
     // (SettlingExcess, above, counts their bits so).
-    if (dynamic_levels && tree.levels.size() >= 3 &&
-        tree.levels.front() == num_levels - 1) {
+    if (tree.levels.size() >= 3) {
       const int bottom = tree.levels.front();
       const double bottom_keys = tree.keys.front();
       double moved = 0;
       for (size_t i = 1; i + 1 < tree.levels.size(); ++i) {
         const double target =
-            bottom_keys / std::pow(size_ratio, bottom - tree.levels[i]);
-        if (tree.keys[i] > target) {
+            SettledLevelKeys(dynamic_levels, num_levels, bottom, bottom_keys,
+                             tree.levels[i], size_ratio);
+        if (target >= 0 && tree.keys[i] > target) {
           moved += tree.keys[i] - target;
           tree.keys[i] = target;
         }
