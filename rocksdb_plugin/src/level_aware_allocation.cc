@@ -3,21 +3,23 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <utility>
 
 namespace sstfilter::rocksdb_plugin {
 namespace {
 
-// The allocation is made again when the tree's key shares have moved by
-// this much (the sum of the changes): a flush or a compaction moves them by
-// a fraction of a percent, and remaking the allocation costs milliseconds.
-// The account corrects what the shares' drift in between costs in memory.
-constexpr double kSharesMoved = 0.02;
 // A level under this share of the keys may borrow a neighbour's learned
 // density until its own is learned (LearnedProbes): its filters' memory is
 // small, whatever they get.
 constexpr double kSmallLevelShare = 0.05;
+// Under a memory limit, the joint allocation is made again when the
+// trees' key shares have moved by this much (the sum of the changes), or
+// the average the limit leaves by kAverageMoved; the account corrects
+// what the drift in between costs.
+constexpr double kSharesMoved = 0.02;
+constexpr double kAverageMoved = 0.01;
 // Under a memory limit a level gets no filter rather than one of fewer
 // bits/key than kFewestUsefulBitsPerKey (a Bloom filter of 1.5 bits/key
 // passes about 45% of absent keys, BloomMath: a third of a filter's work
@@ -26,21 +28,11 @@ constexpr double kSmallLevelShare = 0.05;
 // a filter at one job and take it at the next.
 constexpr double kFewestUsefulBitsPerKey = 1.5;
 constexpr double kRestoreBitsPerKey = 2.0;
-// The joint allocation under a limit is made again when the average the
-// limit leaves per key moves by this share (the account corrects less).
-constexpr double kAverageMoved = 0.01;
 // Column families that share a limit are weighed by the probes their
 // readers sample, over epochs of this many samples of them all (about
 // 10^6 probes), each epoch keeping half the weight of those before: no
 // clock, so the same reads give the same allocation.
 constexpr uint64_t kEpochSamples = 4096;
-
-bool SharesMoved(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return true;
-  double moved = 0;
-  for (size_t i = 0; i < a.size(); ++i) moved += std::abs(a[i] - b[i]);
-  return moved > kSharesMoved;
-}
 
 // The slot of `level` in a tree's levels (bottom first, L0 last): a level
 // below L0 takes that of the nearest level of the tree at or below it, or
@@ -52,6 +44,22 @@ size_t SlotOf(const std::vector<int>& levels, int level) {
     if (levels[i] >= level) slot = i;
   }
   return slot;
+}
+
+// A double's bits, for a key of exact inputs.
+int64_t BitsOf(double x) {
+  int64_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits;
+}
+
+// Under a memory limit: the joint allocation is made again when the
+// trees' shares move (SharesMoved).
+bool SharesMoved(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return true;
+  double moved = 0;
+  for (size_t i = 0; i < a.size(); ++i) moved += std::abs(a[i] - b[i]);
+  return moved > kSharesMoved;
 }
 
 // What the filters of a tree hold, and the keys of the files with one:
@@ -83,72 +91,6 @@ AccountTotals TotalsOf(const TreeSnapshot& snapshot,
   return totals;
 }
 
-// In the dynamic layout, with keys down to the last of `num_levels`
-// levels: the keys `level` holds once its compactions catch up, the
-// bottom's over T per level below the bottom. Negative if the tree does
-// not settle so (the static layout, or a bottom above the last level).
-double SettledLevelKeys(bool dynamic_levels, int num_levels, int bottom,
-                        double bottom_keys, int level, double size_ratio) {
-  if (!dynamic_levels || bottom != num_levels - 1) return -1;
-  return bottom_keys / std::pow(size_ratio, bottom - level);
-}
-
-// What the account reads of a tree is what it will hold once its
-// compactions catch up. In the dynamic layout
-// (level_compaction_dynamic_level_bytes) a level between the base level
-// and the bottom that holds more than its target, the bottom's keys over
-// T per level, is passing the keys past it down to the bottom while a
-// stream of writes keeps it full; so are L0's keys. Their bits, less:
-// counted at the bottom's bits/key. The base level is left out (its target
-// is RocksDB's max_bytes_for_level_base or less, which a policy is not
-// told), and so is every level in the static layout, whose targets are
-// fixed from L1 down (a level above a small bottom is not passing keys
-// down). RocksDB holds every level's target at max_bytes_for_level_base at
-// least: a tree whose bottom is small for the levels above it (many keys
-// deleted) is read as passing more keys down than it is, until it
-// compacts. Measured on a DB growing to 2*10^6 keys in 8 stages
-// (sstfilter-db-bench memory-limit, seeds 303 and 304, stages 3-8): with
-// the middle levels' excess alone 9.61-9.96 bits/key for 10 (medians
-// 9.83, 9.86); with L0's too and the allocation's shares of the settled
-// tree (Tree::Of) 9.77-10.07 (medians 9.95, 9.90).
-double SettlingExcess(const TreeSnapshot& snapshot, bool dynamic_levels,
-                      int num_levels, double size_ratio) {
-  int bottom = 0, base = 0;
-  for (int level = kMaxLevels - 1; level >= 1; --level) {
-    if (snapshot.levels[level].keys + snapshot.levels[level].incoming_keys <= 0)
-      continue;
-    if (bottom == 0) bottom = level;
-    base = level;
-  }
-  const LevelTotals& b = snapshot.levels[bottom];
-  const double bottom_keys = static_cast<double>(b.keys + b.incoming_keys);
-  if (bottom == 0 || b.filtered_keys <= 0 ||
-      SettledLevelKeys(dynamic_levels, num_levels, bottom, bottom_keys, bottom,
-                       size_ratio) < 0) {
-    return 0;
-  }
-  const double bottom_bits =
-      static_cast<double>(b.filter_bits) / b.filtered_keys;
-  double excess = 0;
-  // L0 is settled when empty: its keys are all on their way down.
-  const LevelTotals& l0 = snapshot.levels[0];
-  if (l0.filtered_keys > 0) {
-    const double bits = static_cast<double>(l0.filter_bits) / l0.filtered_keys;
-    excess += static_cast<double>(l0.filtered_keys) * (bits - bottom_bits);
-  }
-  for (int level = base + 1; level < bottom; ++level) {
-    const LevelTotals& t = snapshot.levels[level];
-    if (t.filtered_keys <= 0) continue;
-    const double target = SettledLevelKeys(dynamic_levels, num_levels, bottom,
-                                           bottom_keys, level, size_ratio);
-    const double over = static_cast<double>(t.filtered_keys) - target;
-    if (over <= 0) continue;
-    const double bits = static_cast<double>(t.filter_bits) / t.filtered_keys;
-    excess += over * (bits - bottom_bits);
-  }
-  return excess;
-}
-
 }  // namespace
 
 // A tree as one allocation sees it: RocksDB's levels from the bottom up
@@ -161,20 +103,17 @@ struct LevelAwareAllocator::Tree {
   std::vector<double> probes;
   bool learned = false;
 
-  // The tree of `snapshot`: its levels below L0 with keys (a running
-  // compaction's inputs at its output level), and L0 at one flush
-  // (`flush_keys`, or what L0 holds before the first): L0 holds between
-  // none and a few flushes, about one on average. Under
-  // optimize_filters_for_hits without its bottom level. Each level counts
-  // at what it holds, but in the dynamic layout a level between the base
-  // level and the bottom counts at most its target (SettledLevelKeys), the
-  // rest at the bottom; where what a level holds differs from the tree it
-  // settles to otherwise (a base level held at max_bytes_for_level_base),
-  // the account pays the difference. `at_least_two`: empty if that leaves
-  // fewer than two levels (a one-level tree so far).
+  // Runs in L0, each a filter every Get that reaches L0 consults.
+  double l0_runs = 1;
+
+  // The tree of `snapshot` as it stands: its levels below L0 with keys
+  // (a running compaction's inputs at its output level), and L0 with what
+  // it holds, at least the flush to come (`flush_keys`), as its runs.
+  // Under optimize_filters_for_hits without its bottom level.
+  // `at_least_two`: empty if that leaves fewer than two levels (a
+  // one-level tree so far).
   static Tree Of(const TreeSnapshot& snapshot, bool no_bottom_filters,
-                 bool at_least_two, bool dynamic_levels, int num_levels,
-                 double size_ratio) {
+                 bool at_least_two) {
     Tree tree;
     for (int level = kMaxLevels - 1; level >= 1; --level) {
       const double keys = static_cast<double>(
@@ -183,52 +122,42 @@ struct LevelAwareAllocator::Tree {
       tree.levels.push_back(level);
       tree.keys.push_back(keys);
     }
-    // The tree it settles to: a level between the base level and the
-    // bottom holds at most its target (the bottom's keys over T per level,
-    // in the dynamic layout), the keys past it on their way to the bottom
-    // (SettlingExcess, above, counts their bits so).
-    if (tree.levels.size() >= 3) {
-      const int bottom = tree.levels.front();
-      const double bottom_keys = tree.keys.front();
-      double moved = 0;
-      for (size_t i = 1; i + 1 < tree.levels.size(); ++i) {
-        const double target =
-            SettledLevelKeys(dynamic_levels, num_levels, bottom, bottom_keys,
-                             tree.levels[i], size_ratio);
-        if (target >= 0 && tree.keys[i] > target) {
-          moved += tree.keys[i] - target;
-          tree.keys[i] = target;
-        }
-      }
-      tree.keys.front() += moved;
-    }
+    const LevelTotals& l0 = snapshot.levels[0];
     tree.levels.push_back(0);
     tree.keys.push_back(
-        std::max(1.0, static_cast<double>(snapshot.flush_keys > 0
-                                              ? snapshot.flush_keys
-                                              : snapshot.levels[0].keys)));
+        std::max({1.0, static_cast<double>(l0.keys + l0.incoming_keys),
+                  static_cast<double>(snapshot.flush_keys)}));
+    tree.l0_runs = std::max<double>(1, static_cast<double>(l0.files));
     if (no_bottom_filters && tree.levels.size() >= 2) {
       tree.levels.erase(tree.levels.begin());
       tree.keys.erase(tree.keys.begin());
     }
     if (at_least_two && tree.levels.size() < 2) return {};
-    const double total =
-        std::accumulate(tree.keys.begin(), tree.keys.end(), 0.0);
+    const double total = tree.TotalKeys();
     for (double k : tree.keys) tree.shares.push_back(k / total);
     return tree;
+  }
+
+  double TotalKeys() const {
+    return std::accumulate(keys.begin(), keys.end(), 0.0);
   }
 
   // The absent probes of the levels: learned from `workload` (density
   // times share), or the model's for `hit_fraction`.
   void Probes(const LevelWorkload* workload, double hit_fraction) {
     learned = workload != nullptr && LearnedProbes(*workload);
-    if (!learned) probes = ModelAbsentProbes(shares, hit_fraction);
+    if (!learned) {
+      // Monkey's FPR per run is its keys over its probes: L0's runs, each
+      // a flush, get the bits one flush would whatever their number.
+      probes = ModelAbsentProbes(shares, hit_fraction);
+      if (levels.back() == 0) probes.back() *= l0_runs;
+    }
   }
 
   // The learned absent probes of each level: as a whole for the levels
   // below L0 (a level that tiles the key space is probed by every absent
-  // Get whatever it holds), and for L0 its probes per key times one
-  // flush's keys (each L0 file is a run of its own). A level not learned
+  // Get whatever it holds), and for L0 its probes per key times the keys
+  // it holds (each L0 file is a run of its own). A level not learned
   // yet (a level of a file or two that comes and goes, L0 between
   // compactions) takes the probes of the nearest learned level above it,
   // or else below, if it holds under kSmallLevelShare of the keys; false
@@ -415,47 +344,68 @@ FilterChoice LevelAwareAllocator::ChoiceFor(const JobView& job,
   return Average(job.column_family, snapshot, level);
 }
 
-// The average asked, per column family: its level's allocation (made
-// again when the tree or what is learned moves), moved by the account of
-// its filtered keys.
+// The rule for an average (README, "How LevelAware chooses"): Monkey's
+// allocation over the tree as it stands (Tree::Of) and its levels' absent
+// probes, learned or modelled, at the average asked; a new file gets its
+// level's. Nothing else moves it: a tree whose files were built on the
+// tree as it stands holds the average (to the kinds' sizes), and one built
+// on other trees holds what it did until compaction rewrites it. (A
+// correction for what the other files hold beyond the rule, tried on the
+// demo's tree, moved the average from 0.99x to 1.01-1.05x of the budget:
+// each job paid for files the next job replaced.)
 FilterChoice LevelAwareAllocator::Average(
     const std::shared_ptr<ColumnFamilyTree>& cf, const TreeSnapshot& snapshot,
     int level) const {
-  const double asked = settings_.BitsPerKey();
-  const bool no_bottom = cf->no_bottom_filters();
-  Tree tree = Tree::Of(snapshot, no_bottom, true, cf->dynamic_levels(),
-                       cf->num_levels(), settings_.SizeRatio());
   const std::shared_ptr<PolicyState> state = cf->PolicyStateFor(settings_key_);
   std::lock_guard<std::mutex> lock(state->mutex);
-  FilterChoice base = Uniform();
-  if (!tree.levels.empty()) {
-    const LevelWorkload& workload = cf->workload();
-    if (tree.levels != state->levels ||
-        SharesMoved(tree.shares, state->shares) ||
-        no_bottom != state->no_bottom_filters ||
-        workload.version() != state->workload_version) {
-      tree.Probes(settings_.learn ? &workload : nullptr,
-                  settings_.HitFraction());
-      std::vector<LevelLoad> loads;
-      const uint32_t n = static_cast<uint32_t>(tree.levels.size());
-      for (uint32_t i = 0; i < n; ++i) {
-        loads.push_back({tree.shares[i], tree.probes[i],
-                         LevelBuildWeight(settings_.SizeRatio(), n, i)});
-      }
-      Allocate(loads, asked, &state->allocation);
-      state->levels = std::move(tree.levels);
-      state->shares = std::move(tree.shares);
-      state->probes = std::move(tree.probes);
-      state->workload_version = workload.version();
-      state->no_bottom_filters = no_bottom;
-    }
-    base = state->allocation.levels[SlotOf(state->levels, level)];
+  return Rule(snapshot, cf->no_bottom_filters(),
+              settings_.learn ? &cf->workload() : nullptr, level, state.get());
+}
+
+FilterChoice LevelAwareAllocator::Rule(const TreeSnapshot& snapshot,
+                                       bool no_bottom_filters,
+                                       const LevelWorkload* workload, int level,
+                                       PolicyState* cache) const {
+  Tree tree = Tree::Of(snapshot, no_bottom_filters, true);
+  if (tree.levels.empty()) return Uniform();
+  tree.Probes(workload, settings_.HitFraction());
+  return AllocationOf(tree, settings_.BitsPerKey(), cache)
+      .levels[SlotOf(tree.levels, level)];
+}
+
+std::vector<FilterChoice> LevelAwareAllocator::RuleByLevel(
+    const TreeSnapshot& snapshot) const {
+  std::vector<FilterChoice> out(kMaxLevels);
+  PolicyState cache;
+  for (int level = 0; level < kMaxLevels; ++level) {
+    out[level] = Rule(snapshot, false, nullptr, level, &cache);
   }
-  AccountTotals totals = TotalsOf(snapshot, asked, /*with_unfiltered=*/false);
-  totals.held_bits -= SettlingExcess(snapshot, cf->dynamic_levels(),
-                                     cf->num_levels(), settings_.SizeRatio());
-  totals.due_bits = asked * totals.keys;
-  return Shifted(base, state->account.Correction(totals));
+  return out;
+}
+
+const LevelAllocation& LevelAwareAllocator::AllocationOf(
+    const Tree& tree, double average, PolicyState* state) const {
+  // The allocation is kept while the inputs stay exactly the same, so it
+  // is a function of them alone. (Rounding them to a grid moved L0's
+  // choice by up to 5 bits/key: its memory is so small that neighbouring
+  // choices there cost nearly the same.)
+  std::vector<int64_t> inputs(tree.levels.begin(), tree.levels.end());
+  for (size_t i = 0; i < tree.levels.size(); ++i) {
+    inputs.push_back(BitsOf(tree.shares[i]));
+    inputs.push_back(BitsOf(tree.probes[i]));
+  }
+  inputs.push_back(BitsOf(average));
+  if (inputs != state->inputs) {
+    std::vector<LevelLoad> loads;
+    const uint32_t n = static_cast<uint32_t>(tree.levels.size());
+    for (uint32_t i = 0; i < n; ++i) {
+      loads.push_back({tree.shares[i], tree.probes[i],
+                       LevelBuildWeight(settings_.SizeRatio(), n, i)});
+    }
+    Allocate(loads, average, &state->allocation);
+    state->inputs = std::move(inputs);
+  }
+  return state->allocation;
 }
 
 // Under a memory limit: one account and one allocation over every column
@@ -537,9 +487,7 @@ FilterChoice LevelAwareAllocator::Limited(const JobView& job,
   double tree_keys = 0, all_keys = 0, counted_keys = 0;
   for (size_t p = 0; p < cfs.size(); ++p) {
     parts.push_back(cfs[p] == cf ? snapshot : cfs[p]->Snapshot());
-    trees.push_back(Tree::Of(parts.back(), cfs[p]->no_bottom_filters(), false,
-                             cfs[p]->dynamic_levels(), cfs[p]->num_levels(),
-                             settings_.SizeRatio()));
+    trees.push_back(Tree::Of(parts.back(), cfs[p]->no_bottom_filters(), false));
     for (double k : trees.back().keys) tree_keys += k;
     for (const LevelTotals& t : parts.back().levels) {
       all_keys += static_cast<double>(t.keys + t.incoming_keys);
@@ -557,10 +505,7 @@ FilterChoice LevelAwareAllocator::Limited(const JobView& job,
   for (size_t p = 0; p < parts.size(); ++p) {
     const AccountTotals t =
         TotalsOf(parts[p], average, /*with_unfiltered=*/true);
-    totals.held_bits +=
-        t.held_bits - SettlingExcess(parts[p], cfs[p]->dynamic_levels(),
-                                     cfs[p]->num_levels(),
-                                     settings_.SizeRatio());
+    totals.held_bits += t.held_bits;
     totals.keys += t.keys;
     totals.keys_built += t.keys_built;
   }

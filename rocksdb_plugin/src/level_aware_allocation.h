@@ -1,11 +1,10 @@
 // What LevelAware allocates, from what: its settings (the id's fields), a
 // column family's tree as the listener shows it (level_aware_tree.h) or,
 // without the listener, as the model assumes it, the absent-key probes
-// learned or modelled, and the memory, held to what is asked by an
-// account (sstfilter/level_allocation.h, the account): per column family for an average,
-// over every column family the policy object serves for a memory limit.
-// The allocation itself is sstfilter/level_allocation.h; the kinds and
-// their curves level_cost_model.h.
+// learned or modelled, and the budget: one rule from these to a new file's
+// filter (Average, Limited), with no state carried from job to job. The
+// allocation itself is sstfilter/level_allocation.h; the kinds and their
+// curves level_cost_model.h.
 #pragma once
 
 #include <cstdint>
@@ -59,13 +58,19 @@ class LevelAwareAllocator {
   // num_levels - 1, where the dynamic layout keeps it), and L0.
   FilterChoice ModelChoice(int level, int num_levels, bool bottommost) const;
 
-  // With the listener: the filter of a new table at `level` of the job's
-  // column family (its tree as it is, with the compactions running), its
-  // level's allocation moved by its account's correction. Under a memory
+  // With the listener: the filter of a new file at `level` of the job's
+  // column family, by the rule over its tree as it stands (with the
+  // compactions running). Under a memory
   // limit, allocated jointly over every column family of the DBs this
   // allocator builds for that no other policy builds for (they share the
   // limit), and possibly no filter (IsNoFilter).
   FilterChoice ChoiceFor(const JobView& job, int level) const;
+
+  // What the rule gives a new file at each RocksDB level of `snapshot`
+  // now (index: the level), with the model's absent probes (what is
+  // learned lives in an open DB's listener): what sstfilter-inspect --db
+  // prints beside what the files hold.
+  std::vector<FilterChoice> RuleByLevel(const TreeSnapshot& snapshot) const;
 
   // `choice` moved by `delta_bits` bits/key within its kind: exactly for
   // kinds of any size (BlockedBloom, and RocksDB's by their policy's
@@ -80,9 +85,18 @@ class LevelAwareAllocator {
                 LevelAllocation* out) const;
   FilterChoice Average(const std::shared_ptr<ColumnFamilyTree>& cf,
                        const TreeSnapshot& snapshot, int level) const;
+  // The rule for an average: the filter of a new file at `level`, with the
+  // allocation kept in `cache` (its mutex held by the caller).
+  FilterChoice Rule(const TreeSnapshot& snapshot, bool no_bottom_filters,
+                    const LevelWorkload* workload, int level,
+                    PolicyState* cache) const;
   FilterChoice Limited(const JobView& job, const TreeSnapshot& snapshot,
                        int level) const;
   void AllocateJointly(std::vector<Tree>& trees, double average) const;
+  // The allocation of `tree` at `average`, kept in `state` (under its
+  // mutex) while the rounded inputs stay the same.
+  const LevelAllocation& AllocationOf(const Tree& tree, double average,
+                                      PolicyState* state) const;
 
   const LevelAwareSettings settings_;
   // What a column family keeps this policy's state under
@@ -95,14 +109,13 @@ class LevelAwareAllocator {
   mutable std::mutex model_mutex_;
   mutable std::vector<LevelAllocation> model_allocations_ =
       std::vector<LevelAllocation>(kMaxLevels + 1);
-  // Under a memory limit: the column families served, the account of
-  // them all, and their joint allocation.
+  // Under a memory limit: the column families served and their joint
+  // allocation.
   mutable std::mutex limit_mutex_;
   mutable std::vector<Served> served_;
   mutable std::vector<std::weak_ptr<DbState>> served_dbs_;
   mutable MemoryAccount limit_account_;
   mutable double joint_average_ = -1;  // of the last joint allocation
-  mutable uint64_t epoch_samples_ = 0;
 };
 
 }  // namespace sstfilter::rocksdb_plugin

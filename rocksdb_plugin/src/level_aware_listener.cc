@@ -122,8 +122,6 @@ std::shared_ptr<DbState> LevelAwareListener::Watch(DB* db) {
     entry.sst_files = options.sst_file_manager;
     entry.write_buffers = options.write_buffer_manager;
     entry.db_name = db->GetName();
-    entry.state->SetDynamicLevels(
-        db->GetOptions().level_compaction_dynamic_level_bytes);
   }
   // A DB directory is open in one DB at a time (RocksDB's LOCK file): a
   // state of another DB of this name is of one closed.

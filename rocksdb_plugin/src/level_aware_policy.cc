@@ -141,6 +141,8 @@ class LevelAwarePolicy : public PolicyBase {
     return PolicyBase::ValidateOptions(db_options, cf_options);
   }
 
+  const LevelAwareAllocator& allocator() const { return allocator_; }
+
   FilterBitsBuilder* GetBuilderWithContext(
       const FilterBuildingContext& context) const override {
     const int level = TreeLevel(context);
@@ -392,6 +394,11 @@ std::shared_ptr<const FilterPolicy> RocksdbPolicyFor(
                      : ROCKSDB_NAMESPACE::NewBloomFilterPolicy(bits));
   }
   return policy;
+}
+
+const LevelAwareAllocator* LevelAwareAllocatorOf(const FilterPolicy& policy) {
+  if (std::string_view(policy.Name()) != kLevelAwareName) return nullptr;
+  return &static_cast<const LevelAwarePolicy&>(policy).allocator();
 }
 
 RocksStatus NewLevelAware(const std::vector<std::string_view>& fields,

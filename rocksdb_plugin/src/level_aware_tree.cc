@@ -47,7 +47,6 @@ void ColumnFamilyTree::Count(const File& file, int sign) {
     level.filtered_keys += sign * keys;
     level.filter_bits += sign * file.file.filter_bytes * 8;
   } else {
-    level.unfiltered_keys += sign * keys;
     level.unfiltered_bits += sign * file.file.filter_bytes * 8;
   }
 }
@@ -81,11 +80,11 @@ void ColumnFamilyTree::AddLocked(const TreeFile& listed,
     Sample(file, +1);
     file.record->set_live(true);
   }
-  Count(file, +1);
   auto running = running_.find(job_id);
   if (job_id >= 0 && running != running_.end()) {
     Incoming(running->second, 0, KeysOf(file.file));
   }
+  Count(file, +1);
   files_.emplace(listed.number, std::move(file));
 }
 
@@ -398,17 +397,10 @@ std::shared_ptr<ColumnFamilyTree> DbState::ColumnFamily(const std::string& name,
   // block, not the tree, once the DB is gone.
   if (tree == nullptr) {
     tree.reset(new ColumnFamilyTree(name, id));
-    tree->SetDynamicLevels(dynamic_levels_);
     if (reading_ > 0) tree->BeginRead();
   }
   if (id >= 0 && tree->id() < 0) tree->set_id(id);
   return tree;
-}
-
-void DbState::SetDynamicLevels(bool dynamic) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  dynamic_levels_ = dynamic;
-  for (auto& [name, tree] : column_families_) tree->SetDynamicLevels(dynamic);
 }
 
 std::shared_ptr<ColumnFamilyTree> DbState::FindColumnFamily(

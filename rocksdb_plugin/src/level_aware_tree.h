@@ -50,10 +50,9 @@ struct LevelTotals {
   // counts its entries), over all files.
   int64_t keys = 0;
   // Of the files whose properties are known: the keys and bits of those
-  // with a filter, and the keys and bits of those without one.
+  // with a filter, and the bits of those without one.
   int64_t filtered_keys = 0;
   int64_t filter_bits = 0;
-  int64_t unfiltered_keys = 0;
   int64_t unfiltered_bits = 0;
   // Keys of files whose properties are not known.
   int64_t unknown_keys = 0;
@@ -66,8 +65,9 @@ using TreeTotals = std::array<LevelTotals, kMaxLevels>;
 // A column family's tree as one table's build reads it.
 struct TreeSnapshot {
   TreeTotals levels{};
-  int64_t flush_keys = 0;  // keys of the last flush (L0's share when settled)
-  // Keys added to files that joined the tree, ever: the account's clock.
+  int64_t flush_keys = 0;  // keys of the last flush (L0's run to come)
+  // Keys added to files that joined the tree, ever: a memory limit's
+  // account's clock.
   int64_t keys_built = 0;
 };
 
@@ -81,17 +81,14 @@ struct TreeFile {
   bool known() const { return keys >= 0 && filter_bytes >= 0; }
 };
 
-// What one LevelAware policy keeps per column family (by its settings):
-// its allocation, from what, and its account (sstfilter/level_allocation.h, the account).
+// What one LevelAware policy keeps per column family (by its settings): a
+// cache of its last allocation, keyed by the rule's exact inputs
+// (level_aware_allocation.cc, AllocationOf): the same inputs give the same
+// allocation, whatever came before.
 struct PolicyState {
   std::mutex mutex;
-  std::vector<int> levels;     // RocksDB's levels, the bottom first, L0 last
-  std::vector<double> shares;  // of the keys
-  std::vector<double> probes;  // absent probes per level, relative
-  uint64_t workload_version = UINT64_MAX;
-  bool no_bottom_filters = false;
+  std::vector<int64_t> inputs;
   LevelAllocation allocation;
-  MemoryAccount account;
 };
 
 class ColumnFamilyTree {
@@ -154,16 +151,6 @@ class ColumnFamilyTree {
   // RocksDB's num_levels, as the last table built for it said (0: none).
   int num_levels() const { return num_levels_.load(std::memory_order_relaxed); }
   void SetNumLevels(int n) { num_levels_.store(n, std::memory_order_relaxed); }
-  // Whether its levels have RocksDB's dynamic targets
-  // (level_compaction_dynamic_level_bytes, as the DB's default column
-  // family has it): then a level between the base level and the bottom
-  // that holds more than the bottom over T per level is passing keys down.
-  bool dynamic_levels() const {
-    return dynamic_levels_.load(std::memory_order_relaxed);
-  }
-  void SetDynamicLevels(bool dynamic) {
-    dynamic_levels_.store(dynamic, std::memory_order_relaxed);
-  }
   // Probes sampled from its files so far (their count weighs column
   // families that share a memory limit).
   uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
@@ -191,7 +178,7 @@ class ColumnFamilyTree {
     std::vector<uint64_t> inputs;
     int64_t input_keys = 0;
     int64_t output_keys = 0;  // of the files it wrote so far
-    bool journaled = false;   // began while the first read listed files
+    bool journaled = false;  // began while the first read listed files
   };
   // An edit made while the first read lists the files.
   struct Edit {
@@ -226,12 +213,11 @@ class ColumnFamilyTree {
   std::atomic<uint32_t> no_filter_levels_{0};  // SetNoFilter, by level
   std::atomic<uint64_t> samples_{0};
   std::atomic<int> num_levels_{0};
-  std::atomic<bool> dynamic_levels_{false};
   mutable std::mutex mutex_;  // guards what follows
   std::unordered_map<uint64_t, File> files_;
   std::map<int, Running> running_;
-  TreeTotals totals_{};
   int64_t keys_built_ = 0;
+  TreeTotals totals_{};
   int reading_ = 0;
   std::vector<Edit> journal_;
   std::map<std::string, std::shared_ptr<PolicyState>> policies_;
@@ -257,11 +243,6 @@ class DbState {
     return info_log_.lock();
   }
   const std::string& session_id() const { return session_id_; }
-  // level_compaction_dynamic_level_bytes of the DB's default column
-  // family, for every column family's tree (RocksDB gives a listener no
-  // other column family's options).
-  void SetDynamicLevels(bool dynamic);
-
   // The column family `name`, made on first use. A known `id` other than
   // the one it had means it was dropped and made again: it starts anew.
   std::shared_ptr<ColumnFamilyTree> ColumnFamily(const std::string& name,
@@ -287,7 +268,6 @@ class DbState {
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<ColumnFamilyTree>> column_families_;
   int reading_ = 0;
-  bool dynamic_levels_ = false;
 };
 
 }  // namespace sstfilter::rocksdb_plugin

@@ -48,6 +48,12 @@ ROCKSDB_NAMESPACE::Status NewLevelAware(
     const std::vector<std::string_view>& fields,
     std::unique_ptr<const ROCKSDB_NAMESPACE::FilterPolicy>* policy);
 
+// The allocator of a sstfilter.LevelAware policy (its rule: what
+// sstfilter-inspect --db prints), or null for another policy.
+class LevelAwareAllocator;
+const LevelAwareAllocator* LevelAwareAllocatorOf(
+    const ROCKSDB_NAMESPACE::FilterPolicy& policy);
+
 // RocksDB's own policy that builds a level of LevelAware's `choice` of
 // kind FastLocalBloom or Ribbon: NewBloomFilterPolicy(millibits / 1000) or
 // NewRibbonFilterPolicy(millibits / 1000, -1), Ribbon at every level (its

@@ -10,7 +10,9 @@
 #include <system_error>
 #include <utility>
 
+#include "level_aware_allocation.h"
 #include "output_format.h"
+#include "policies.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/filter_policy.h"
@@ -68,6 +70,7 @@ ConfiguredPolicy PolicyOf(const rdb::ColumnFamilyOptions& options) {
   if (table != nullptr && table->filter_policy != nullptr) {
     const rdb::FilterPolicy& filter_policy = *table->filter_policy;
     policy.id = filter_policy.GetId();
+    policy.filter_policy = table->filter_policy;
     policy.compatibility_name = filter_policy.CompatibilityName();
     policy.sstfilter =
         std::string_view(filter_policy.Name()).rfind("sstfilter.", 0) == 0;
@@ -373,6 +376,41 @@ std::string WhyUnfiltered(const FileReport& file,
   return "";
 }
 
+// Under sstfilter.LevelAware, what its rule gives each level now: the tree
+// as the listener would show it (the files' keys and filter bytes).
+void AddLevelAwareRule(ColumnFamilySummary* family) {
+  const auto& policy = family->policy.filter_policy;
+  const rocksdb_plugin::LevelAwareAllocator* allocator =
+      policy == nullptr ? nullptr
+                        : rocksdb_plugin::LevelAwareAllocatorOf(*policy);
+  if (allocator == nullptr) return;
+  rocksdb_plugin::TreeSnapshot snapshot;
+  for (const LevelSummary& level : family->levels) {
+    rocksdb_plugin::LevelTotals& t =
+        snapshot.levels[std::clamp(level.level, 0, kMaxLevels - 1)];
+    for (const FileReport& file : level.files) {
+      if (!file.status.ok()) continue;
+      t.files += 1;
+      t.keys += static_cast<int64_t>(file.keys);
+      if (file.filter_bytes >
+          static_cast<uint64_t>(rocksdb_plugin::kNoFilterBytes)) {
+        t.filtered_keys += static_cast<int64_t>(file.keys);
+        t.filter_bits += static_cast<int64_t>(file.filter_bytes) * 8;
+      } else {
+        t.unfiltered_bits += static_cast<int64_t>(file.filter_bytes) * 8;
+      }
+    }
+    if (level.level == 0 && !level.files.empty()) {
+      snapshot.flush_keys = t.keys / t.files;
+    }
+  }
+  const std::vector<FilterChoice> rule = allocator->RuleByLevel(snapshot);
+  for (LevelSummary& level : family->levels) {
+    const FilterChoice& c = rule[std::clamp(level.level, 0, kMaxLevels - 1)];
+    level.rule = Printf("%s %.2f", FilterKindName(c.kind), c.bits_per_key);
+  }
+}
+
 DbSummary SummarizeDb(const std::string& dir) {
   DbSummary summary;
   summary.path = dir;
@@ -407,6 +445,7 @@ DbSummary SummarizeDb(const std::string& dir) {
       family.expected_reads += added.figures.reads_per_get;
     }
     family.bits_per_key = BitsPerKey(family.filter_bytes, family.keys);
+    AddLevelAwareRule(&family);
     summary.column_families.push_back(std::move(family));
   }
   return summary;
@@ -434,7 +473,8 @@ std::string FormatDbText(const DbSummary& summary) {
                  Percent(figures.fpr), Reads(figures.reads_per_get),
                  FilterLabel(level.kinds,
                              one_part ? level.by_kind[0].unfiltered : "") +
-                     (one_part ? PerFileBits(figures) : ""));
+                     (one_part ? PerFileBits(figures) : "") +
+                     (level.rule.empty() ? "" : "; rule now " + level.rule));
       // A row per L0 file; below, a row per kind where kinds, or what the
       // policy reads, mix.
       if (level.level == 0) {

@@ -20,10 +20,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "inspector.h"
+#include "rocksdb/filter_policy.h"
 #include "sstfilter/status.h"
 
 namespace sstfilter::inspect {
@@ -38,6 +40,8 @@ struct ConfiguredPolicy {
   // The OPTIONS file names sstfilter.LevelAwareListener (a DB option: the
   // same for every column family), which sstfilter.LevelAware needs.
   bool level_aware_listener = false;
+  // The policy itself, for LevelAware's rule (null for none).
+  std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> filter_policy;
 };
 
 // A table file the MANIFEST lists.
@@ -128,6 +132,10 @@ struct LevelSummary {
   // RocksDB's filters beside ours until compaction rewrites it. Their
   // reads_per_get add up to the level's.
   std::vector<KindSummary> by_kind;
+  // Under sstfilter.LevelAware: what its rule gives a new file of this
+  // level now (kind and bits/key), from the tree as it stands and the
+  // model's absent probes; "" for another policy.
+  std::string rule;
 };
 
 struct ColumnFamilySummary {
