@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <random>
@@ -135,6 +137,120 @@ TEST(RocksdbDbRangeFilter, OptionsOutOfRangeAreRefused) {
           .IsInvalidArgument());
   EXPECT_TRUE(NewRangeFilterCollectorFactory({}, &factory).ok());
   EXPECT_STREQ(factory->Name(), kRangeFilterName);
+}
+
+// `options` parsed from "table_properties_collectors=<spec>" with `config`.
+rdb::Status ParseCollectors(const rdb::ConfigOptions& config,
+                            const std::string& spec,
+                            rdb::ColumnFamilyOptions* options) {
+  RegisterPolicies();
+  return rdb::GetColumnFamilyOptionsFromString(
+      config, rdb::ColumnFamilyOptions(), "table_properties_collectors=" + spec,
+      options);
+}
+
+// The DB's latest OPTIONS file with every `from` replaced by `to`.
+void EditOptionsFile(const std::string& dir, const std::string& from,
+                     const std::string& to) {
+  std::string name;
+  ASSERT_TRUE(
+      rdb::GetLatestOptionsFileName(dir, rdb::Env::Default(), &name).ok());
+  const std::string path = dir + "/" + name;
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  in.close();
+  ASSERT_NE(text.find(from), std::string::npos);
+  for (size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  std::ofstream(path, std::ios::trunc) << text;
+}
+
+// LoadLatestOptions with RocksDB's default ConfigOptions, then DB::Open.
+rdb::Status OpenFromOptionsFile(const std::string& dir,
+                                std::unique_ptr<rdb::DB>* db) {
+  rdb::DBOptions db_options;
+  std::vector<rdb::ColumnFamilyDescriptor> families;
+  rdb::Status s =
+      rdb::LoadLatestOptions(rdb::ConfigOptions(), dir, &db_options, &families);
+  if (!s.ok()) return s;
+  std::vector<rdb::ColumnFamilyHandle*> handles;
+  s = rocksdb_compat::OpenDb(db_options, dir, families, &handles, db);
+  for (auto* handle : handles) (*db)->DestroyColumnFamilyHandle(handle);
+  return s;
+}
+
+// RocksDB drops a collector id no factory matches when
+// ignore_unsupported_options is set, its default (ParseVector, options_type.h):
+// an "sstfilter." id that names no collector is an error instead, naming it.
+TEST(RocksdbDbRangeFilter, UnknownSstfilterCollectorIdFailsTheParseNamingIt) {
+  rdb::ConfigOptions lenient;  // RocksDB's defaults
+  rdb::ConfigOptions strict;
+  strict.ignore_unsupported_options = false;
+  for (const char* spec :
+       {"{id=sstfilter.RangeFiltr;bits_per_key=12}", "sstfilter.RangeFiltr",
+        "{{id=sstfilter.RangeFilter}:{id=sstfilter."
+        "RangeFiltr}}"}) {
+    for (const rdb::ConfigOptions& config : {lenient, strict}) {
+      rdb::ColumnFamilyOptions options;
+      const rdb::Status s = ParseCollectors(config, spec, &options);
+      EXPECT_TRUE(s.IsInvalidArgument()) << spec << " -> " << s.ToString();
+      EXPECT_NE(s.ToString().find("sstfilter.RangeFiltr"), std::string::npos)
+          << s.ToString();
+    }
+  }
+  // Other ids are RocksDB's business, as before.
+  rdb::ColumnFamilyOptions options;
+  EXPECT_TRUE(ParseCollectors(lenient, "{id=other.Collector}", &options).ok());
+}
+
+TEST(RocksdbDbRangeFilter, UnknownSstfilterCollectorIdInOptionsFileFailsOpen) {
+  TempDir dir;
+  rdb::Options options;
+  rdb::Options base;
+  base.create_if_missing = true;
+  ASSERT_TRUE(WithRangeFilter(base, kSpec, &options).ok());
+  {
+    std::unique_ptr<rdb::DB> db = Open(options, dir.path());
+    ASSERT_TRUE(db);
+  }
+  EditOptionsFile(dir.path(), "id=sstfilter.RangeFilter",
+                  "id=sstfilter.RangeFiltr");
+  std::unique_ptr<rdb::DB> db;
+  const rdb::Status s = OpenFromOptionsFile(dir.path(), &db);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("sstfilter.RangeFiltr"), std::string::npos)
+      << s.ToString();
+  EXPECT_EQ(db, nullptr);
+}
+
+// What RocksDB's ignore_unknown_options=true does to the collector's list
+// (ConfigurableHelper::ConfigureSomeOptions, options/configurable.cc, turns
+// every error into OK): an element it cannot make is dropped with those
+// after it, and a value that does not parse keeps its default. The README
+// says so; this test keeps it true.
+TEST(RocksdbDbRangeFilter, IgnoreUnknownOptionsDropsOrDefaultsSilently) {
+  rdb::ConfigOptions ignoring;
+  ignoring.ignore_unknown_options = true;
+  for (const char* spec : {"{id=sstfilter.RangeFiltr;bits_per_key=12}",
+                           "{id=sstfilter.RangeFilter;bits_per_key=2}"}) {
+    rdb::ColumnFamilyOptions options;
+    EXPECT_TRUE(ParseCollectors(ignoring, spec, &options).ok()) << spec;
+    EXPECT_TRUE(options.table_properties_collector_factories.empty()) << spec;
+  }
+  rdb::ColumnFamilyOptions options;
+  ASSERT_TRUE(ParseCollectors(ignoring,
+                              "{id=sstfilter.RangeFilter;bits_per_key=abc}",
+                              &options)
+                  .ok());
+  ASSERT_EQ(options.table_properties_collector_factories.size(), 1u);
+  std::string bits;
+  ASSERT_TRUE(options.table_properties_collector_factories[0]
+                  ->GetOption(rdb::ConfigOptions(), "bits_per_key", &bits)
+                  .ok());
+  EXPECT_EQ(std::stod(bits), 12.0);
 }
 
 // What the table filter answers for hand-made properties.

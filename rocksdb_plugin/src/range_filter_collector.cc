@@ -150,6 +150,22 @@ void RegisterRangeFilterCollector(ROCKSDB_NAMESPACE::ObjectLibrary& library) {
         guard->reset(new RangeFilterCollectorFactory(RangeFilterOptions()));
         return guard->get();
       });
+  // After it (a library takes the first pattern that matches): any other
+  // "sstfilter." id is an error. Without a factory it would be NotSupported,
+  // which RocksDB's default ignore_unsupported_options drops from the list
+  // (ParseVector, rocksdb/utilities/options_type.h): a misspelled id would
+  // leave the column family silently without range filters.
+  library.AddFactory<TablePropertiesCollectorFactory>(
+      ROCKSDB_NAMESPACE::ObjectLibrary::PatternEntry("sstfilter")
+          .AddSeparator(".", false),
+      [](const std::string& id,
+         std::unique_ptr<TablePropertiesCollectorFactory>* guard,
+         std::string* errmsg) -> TablePropertiesCollectorFactory* {
+        guard->reset();
+        *errmsg = id + ": unknown table properties collector; sstfilter's is " +
+                  kRangeFilterName;
+        return nullptr;
+      });
 }
 
 }  // namespace sstfilter::rocksdb_plugin

@@ -5,8 +5,9 @@
 // line of a column family's options, registered by
 // RegisterSstfilterPolicies (rocksdb_plugin.h):
 //   table_properties_collectors={id=sstfilter.RangeFilter;bits_per_key=12}
-// (options string, and so the OPTIONS file, where RocksDB writes it back),
-// or from C++:
+// (options string, and so the OPTIONS file, where RocksDB writes it back;
+// any other "sstfilter." id there fails the parse with InvalidArgument
+// naming it), or from C++:
 //   options.table_properties_collector_factories.push_back(factory);
 // with the factory of NewRangeFilterCollectorFactory. Every entry of every
 // new SST (puts, deletes, single deletes, merges, and range deletions'
