@@ -98,10 +98,11 @@ TEST(RocksdbDbRangeFilter, OptionsStringTurnsItOnAndTheOptionsFileKeepsIt) {
     ASSERT_TRUE(db->GetPropertiesOfAllTables(&tables).ok());
     ASSERT_EQ(tables.size(), 1u);
     const auto& user = tables.begin()->second->user_collected_properties;
-    ASSERT_EQ(user.count(kRangeFilterProperty), 1u);
+    const std::string name = RangeFilterPropertyName({10, 0, 8});
+    EXPECT_EQ(name, "sstfilter.range:10:0:8");
+    ASSERT_EQ(user.count(name), 1u);
     RangeFilterView view;
-    ASSERT_TRUE(
-        RangeFilterView::Parse(user.at(kRangeFilterProperty), &view).ok());
+    ASSERT_TRUE(RangeFilterView::Parse(user.at(name), &view).ok());
     EXPECT_EQ(view.num_keys(), 1u);
   }
   // RocksDB wrote the collector, with its options, to the OPTIONS file.
@@ -137,6 +138,80 @@ TEST(RocksdbDbRangeFilter, OptionsOutOfRangeAreRefused) {
           .IsInvalidArgument());
   EXPECT_TRUE(NewRangeFilterCollectorFactory({}, &factory).ok());
   EXPECT_STREQ(factory->Name(), kRangeFilterName);
+}
+
+// RocksDB lets a factory see neither its siblings nor the column family's
+// options (range_filter_collector.cc says where), so a second collector
+// cannot be refused: each writes its filter under a name of its options,
+// and a scan skips an SST file if any of its filters says no.
+TEST(RocksdbDbRangeFilter, TwoCollectorsInOneListAreBothWrittenAndBothRead) {
+  TempDir dir;
+  rdb::Options options;
+  rdb::Options base;
+  base.create_if_missing = true;
+  ASSERT_TRUE(WithRangeFilter(base,
+                              "{{id=sstfilter.RangeFilter;bits_per_key=12}:"
+                              "{id=sstfilter.RangeFilter;bits_per_key=6}}",
+                              &options)
+                  .ok());
+  ASSERT_EQ(options.table_properties_collector_factories.size(), 2u);
+  std::unique_ptr<rdb::DB> db = Open(options, dir.path());
+  ASSERT_TRUE(db);
+  for (uint64_t i = 0; i < 5000; ++i) {
+    ASSERT_TRUE(db->Put(rdb::WriteOptions(), IntKey(i * 1000), "v").ok());
+  }
+  ASSERT_TRUE(db->Flush(rdb::FlushOptions()).ok());
+  rdb::TablePropertiesCollection tables;
+  ASSERT_TRUE(db->GetPropertiesOfAllTables(&tables).ok());
+  ASSERT_EQ(tables.size(), 1u);
+  const rdb::TableProperties& props = *tables.begin()->second;
+  const auto& user = props.user_collected_properties;
+  const std::string dense_name = RangeFilterPropertyName({12, 0, 8});
+  const std::string sparse_name = RangeFilterPropertyName({6, 0, 8});
+  EXPECT_EQ(dense_name, kRangeFilterProperty);
+  ASSERT_NE(dense_name, sparse_name);
+  ASSERT_EQ(user.count(dense_name), 1u);
+  ASSERT_EQ(user.count(sparse_name), 1u);
+  RangeFilterView dense, sparse;
+  ASSERT_TRUE(RangeFilterView::Parse(user.at(dense_name), &dense).ok());
+  ASSERT_TRUE(RangeFilterView::Parse(user.at(sparse_name), &sparse).ok());
+  EXPECT_EQ(dense.num_keys(), 5000u);
+  EXPECT_EQ(sparse.num_keys(), 5000u);
+  EXPECT_LT(sparse.size_bytes(), dense.size_bytes());
+  // Every key is still found; an empty range is skipped where either
+  // filter says no: never more often than the denser filter alone skips.
+  int either_says_no = 0, dense_says_no = 0;
+  for (uint64_t i = 0; i < 5000; ++i) {
+    ASSERT_TRUE(RangeMayOverlap(props, IntKey(i * 1000), IntKey(i * 1000 + 1)));
+    const std::string lo = IntKey(i * 1000 + 10), hi = IntKey(i * 1000 + 26);
+    either_says_no += !RangeMayOverlap(props, lo, hi);
+    dense_says_no += !dense.MayOverlap(lo, true, hi, false);
+  }
+  EXPECT_GE(either_says_no, dense_says_no);
+}
+
+// A filter under any collector's name is read, whichever else the file has.
+TEST(RocksdbDbRangeFilter, EveryRangeFilterOfAnSstFileIsConsulted) {
+  RangeFilterBuilder builder(10, RangeKeyRule{});
+  builder.AddKey(IntKey(1000));
+  std::string bytes;
+  ASSERT_TRUE(builder.Finish(&bytes).ok());
+  rdb::TableProperties props;
+  props.comparator_name = rdb::BytewiseComparator()->Name();
+  const std::string lo = IntKey(5000), hi = IntKey(5016);
+  const std::string name = RangeFilterPropertyName({10, 0, 8});
+  props.user_collected_properties[name] = bytes;
+  EXPECT_FALSE(RangeMayOverlap(props, lo, hi));
+  // An unreadable filter beside it answers "may"; the readable one still
+  // says no.
+  props.user_collected_properties[kRangeFilterProperty] = "SFRF?";
+  EXPECT_FALSE(RangeMayOverlap(props, lo, hi));
+  EXPECT_TRUE(RangeMayOverlap(props, IntKey(1000), IntKey(1001)));
+  // A property that only begins like ours is not a range filter.
+  props.user_collected_properties.erase(name);
+  props.user_collected_properties[std::string(kRangeFilterProperty) + "x"] =
+      bytes;
+  EXPECT_TRUE(RangeMayOverlap(props, lo, hi));
 }
 
 // `options` parsed from "table_properties_collectors=<spec>" with `config`.

@@ -290,14 +290,14 @@ rdb::Status RunScans(ScanDb& d, const std::vector<Query>& queries,
   return rdb::Status::OK();
 }
 
-// Bytes of user property `name` over every live SST file.
+// Bytes of the user properties `is_counted` takes over every live SST file.
+template <typename NamePredicate>
 uint64_t UserPropertyBytes(const rdb::TablePropertiesCollection& files,
-                           const std::string& name) {
+                           NamePredicate is_counted) {
   uint64_t bytes = 0;
   for (const auto& [file, properties] : files) {
-    const auto found = properties->user_collected_properties.find(name);
-    if (found != properties->user_collected_properties.end()) {
-      bytes += found->second.size();
+    for (const auto& [name, value] : properties->user_collected_properties) {
+      if (is_counted(name)) bytes += value.size();
     }
   }
   return bytes;
@@ -311,7 +311,7 @@ rdb::Status ReportDb(const ScanDb& d, const Args& args, uint64_t num_keys,
   rdb::Status s = DescribeTree(d.db.get(), &tree);
   if (s.ok()) s = d.db->GetPropertiesOfAllTables(&files);
   if (!s.ok()) return s;
-  const uint64_t range = UserPropertyBytes(files, kRangeFilterProperty);
+  const uint64_t range = UserPropertyBytes(files, IsRangeFilterProperty);
   uint64_t readers = 0;
   d.db->GetIntProperty("rocksdb.estimate-table-readers-mem", &readers);
   ResultLine()
@@ -323,7 +323,10 @@ rdb::Status ReportDb(const ScanDb& d, const Args& args, uint64_t num_keys,
       .Text("files", tree.files_per_level)
       .Int("range_bytes", range)
       .Real("range_bits_per_key", BitsPerKey(range, num_keys), 2)
-      .Int("minmax_bytes", UserPropertyBytes(files, "rocksdb.sqfc"))
+      .Int("minmax_bytes", UserPropertyBytes(files,
+                                             [](const std::string& name) {
+                                               return name == "rocksdb.sqfc";
+                                             }))
       .Int("prefix_bytes", tree.filter_bytes)
       .Real("prefix_bits_per_key", BitsPerKey(tree.filter_bytes, num_keys), 2)
       .Int("readers_bytes", readers)

@@ -3,9 +3,11 @@
 // RangeFilterBuilder) and write its bytes as one user property.
 #include "range_filter_collector.h"
 
+#include <charconv>
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "rocksdb/table_properties.h"
@@ -41,7 +43,8 @@ class RangeFilterCollector : public TablePropertiesCollector {
  public:
   explicit RangeFilterCollector(const RangeFilterOptions& options)
       : builder_(options.bits_per_key,
-                 {options.prefix_bytes, options.int_bytes}) {}
+                 {options.prefix_bytes, options.int_bytes}),
+        property_(RangeFilterPropertyName(options)) {}
 
   // Every entry type: a delete, single delete or merge hidden by a skipped
   // file would bring an older version back. A range deletion comes with
@@ -59,7 +62,7 @@ class RangeFilterCollector : public TablePropertiesCollector {
     const Status s = builder_.Finish(&bytes);
     // Without the property the SST file is read as usual.
     if (!s.ok()) return RocksStatus::Aborted(kRangeFilterName, s.message());
-    (*properties)[kRangeFilterProperty] = std::move(bytes);
+    (*properties)[property_] = std::move(bytes);
     return RocksStatus::OK();
   }
 
@@ -68,6 +71,7 @@ class RangeFilterCollector : public TablePropertiesCollector {
 
  private:
   RangeFilterBuilder builder_;
+  std::string property_;
 };
 
 // Writes no property: the collector of a factory whose options were
@@ -119,6 +123,17 @@ class RangeFilterCollectorFactory : public TablePropertiesCollectorFactory {
   // neither PrepareOptions nor ValidateOptions on the elements of
   // table_properties_collectors (OptionTypeInfo::Vector), so a value out
   // of range is refused here, and the parse fails with it.
+  // Nor can a second sstfilter.RangeFilter in the list be refused (7.8.3
+  // and 11.8.1 alike): DB::Open validates a column family's options
+  // (ValidateOptionsByTable, db/db_impl/db_impl_open.cc) through
+  // Configurable::ValidateOptions (options/configurable.cc), which visits
+  // only options that are Configurable or have a validate function
+  // (OptionTypeInfo::ShouldValidate, rocksdb/utilities/options_type.h);
+  // table_properties_collectors is a Vector with neither
+  // (options/cf_options.cc), a factory is parsed apart from its siblings
+  // (ParseVector), and CreateTablePropertiesCollector's Context names none.
+  // So each collector writes under a name of its options
+  // (RangeFilterPropertyName) and both filters are kept and read.
   RocksStatus ConfigureOptions(
       const ConfigOptions& config_options,
       const std::unordered_map<std::string, std::string>& options,
@@ -171,6 +186,29 @@ void RegisterRangeFilterCollector(ROCKSDB_NAMESPACE::ObjectLibrary& library) {
 }  // namespace sstfilter::rocksdb_plugin
 
 namespace sstfilter {
+
+std::string RangeFilterPropertyName(const RangeFilterOptions& options) {
+  const RangeFilterOptions defaults;
+  if (options.bits_per_key == defaults.bits_per_key &&
+      options.prefix_bytes == defaults.prefix_bytes &&
+      options.int_bytes == defaults.int_bytes) {
+    return kRangeFilterProperty;
+  }
+  // The shortest decimal that reads back as the same double.
+  char bits[32];
+  const auto written =
+      std::to_chars(bits, bits + sizeof(bits), options.bits_per_key);
+  return std::string(kRangeFilterProperty) + ":" +
+         std::string(bits, written.ptr) + ":" +
+         std::to_string(options.prefix_bytes) + ":" +
+         std::to_string(options.int_bytes);
+}
+
+bool IsRangeFilterProperty(std::string_view name) {
+  const std::string_view base = kRangeFilterProperty;
+  return name.substr(0, base.size()) == base &&
+         (name.size() == base.size() || name[base.size()] == ':');
+}
 
 ROCKSDB_NAMESPACE::Status NewRangeFilterCollectorFactory(
     const RangeFilterOptions& options,

@@ -1,5 +1,6 @@
 #include "range_report.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <iterator>
 
@@ -15,30 +16,36 @@ RangeFilterFile DescribeRangeFilter(const FileReport& report, int level,
   RangeFilterFile file;
   file.path = report.path;
   file.level = level;
-  const auto it = report.table.properties.find(kRangeFilterProperty);
-  file.present = it != report.table.properties.end();
-  if (file.present) {
+  // The plugin's own answer, from the properties RocksDB would hand it.
+  ROCKSDB_NAMESPACE::TableProperties props;
+  props.comparator_name = report.table.StringProperty("rocksdb.comparator");
+  // A file holds one filter per collector (RangeFilterPropertyName): its
+  // bytes add up, and a scan is skipped if any says no, so the FPR bound is
+  // at most the least of theirs.
+  for (const auto& [name, value] : report.table.properties) {
+    if (!IsRangeFilterProperty(name)) continue;
+    props.user_collected_properties[name] = value;
+    file.present = true;
+    ++file.filters;
+    file.bytes += value.size();
     RangeFilterView view;
-    const Status s = RangeFilterView::Parse(it->second, &view);
-    if (s.ok()) {
-      file.keys = view.num_keys();
-      file.bytes = view.size_bytes();
-      file.bits_per_key = file.keys ? 8.0 * file.bytes / file.keys : 0;
-      for (size_t i = 0; i < std::size(kRangeLengths); ++i) {
-        file.fpr[i] = view.FprBound(kRangeLengths[i]);
-      }
-    } else {
-      file.error = s.ToString();
-      file.bytes = it->second.size();
+    const Status s = RangeFilterView::Parse(value, &view);
+    if (!s.ok()) {
+      if (file.error.empty()) file.error = s.ToString();
+      continue;
+    }
+    ++file.readable;
+    file.keys = std::max(file.keys, view.num_keys());
+    for (size_t i = 0; i < std::size(kRangeLengths); ++i) {
+      const double fpr = view.FprBound(kRangeLengths[i]);
+      file.fpr[i] = file.readable == 1 ? fpr : std::min(file.fpr[i], fpr);
     }
   }
+  if (file.readable > 0) {
+    file.error.clear();
+    file.bits_per_key = file.keys ? 8.0 * file.bytes / file.keys : 0;
+  }
   if (query.asked) {
-    // The plugin's own answer, from the properties RocksDB would hand it.
-    ROCKSDB_NAMESPACE::TableProperties props;
-    props.comparator_name = report.table.StringProperty("rocksdb.comparator");
-    if (file.present) {
-      props.user_collected_properties[kRangeFilterProperty] = it->second;
-    }
     file.may_overlap = RangeMayOverlap(props, query.lower, query.upper);
   }
   return file;
@@ -104,6 +111,7 @@ std::string FormatRangeFiltersText(const std::vector<RangeFilterFile>& files,
       out += Printf(" %10" PRIu64 " %10" PRIu64 " %8.2f", file.keys, file.bytes,
                     file.bits_per_key);
       for (double fpr : file.fpr) out += Printf(" %9.5f", fpr);
+      if (file.filters > 1) out += Printf("  (%d filters)", file.filters);
     }
     if (query.asked) out += file.may_overlap ? "  may" : "  no";
     out += "\n";
@@ -133,7 +141,8 @@ std::string FormatRangeFiltersJson(const std::vector<RangeFilterFile>& files,
            ", \"present\": " + (file.present ? "true" : "false");
     if (!file.error.empty()) out += ", \"error\": " + JsonString(file.error);
     if (file.present && file.error.empty()) {
-      out += ", \"keys\": " + std::to_string(file.keys) +
+      out += ", \"filters\": " + std::to_string(file.filters) +
+             ", \"keys\": " + std::to_string(file.keys) +
              ", \"bytes\": " + std::to_string(file.bytes) +
              ", \"bits_per_key\": " + JsonNumber(file.bits_per_key) +
              ", \"fpr_bound\": {";

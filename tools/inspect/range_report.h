@@ -27,7 +27,9 @@ struct RangeFilterFile {
   std::string path;
   int level = -1;  // -1: not from a DB's MANIFEST
   bool present = false;
-  std::string error;  // the property is there but does not parse
+  int filters = 0;    // range filter properties (one per collector)
+  int readable = 0;   // of them, those that parse
+  std::string error;  // the first that does not parse, if none does
   uint64_t keys = 0;  // distinct key integers
   uint64_t bytes = 0;
   double bits_per_key = 0;

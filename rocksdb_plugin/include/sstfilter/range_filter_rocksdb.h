@@ -12,7 +12,7 @@
 // with the factory of NewRangeFilterCollectorFactory. Every entry of every
 // new SST (puts, deletes, single deletes, merges, and range deletions'
 // start keys) goes into a filter (sstfilter/range_filter.h), written as
-// the user property kRangeFilterProperty. RocksDB keeps user properties in
+// the user property RangeFilterPropertyName(options). RocksDB keeps user properties in
 // memory while the SST file's reader lives (BlockBasedTable counts them in
 // ApproximateMemoryUsage, so "rocksdb.estimate-table-readers-mem" shows
 // them): that is the filter's memory, about bits_per_key per distinct key
@@ -41,6 +41,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "rocksdb/options.h"
 #include "rocksdb/slice.h"
@@ -60,6 +61,16 @@ struct RangeFilterOptions {
   uint32_t int_bytes = 8;
 };
 
+// The user property a collector of `options` writes its filter under:
+// kRangeFilterProperty for the default options, else
+// "sstfilter.range:<bits_per_key>:<prefix_bytes>:<int_bytes>". So two
+// collectors of one column family with other options keep both filters
+// (RocksDB keeps the first of two properties of one name), and a scan
+// skips an SST file if any of them says no.
+std::string RangeFilterPropertyName(const RangeFilterOptions& options);
+// Whether user property `name` holds a range filter (any options).
+bool IsRangeFilterProperty(std::string_view name);
+
 // The collector factory of `options`; InvalidArgument naming the field if
 // one is out of range.
 ROCKSDB_NAMESPACE::Status NewRangeFilterCollectorFactory(
@@ -68,7 +79,7 @@ ROCKSDB_NAMESPACE::Status NewRangeFilterCollectorFactory(
         factory);
 
 // May the SST file of `properties` hold a key k with lower <= k < upper in its
-// comparator's order? true unless its range filter says no.
+// comparator's order? true unless one of its range filters says no.
 bool RangeMayOverlap(const ROCKSDB_NAMESPACE::TableProperties& properties,
                      const ROCKSDB_NAMESPACE::Slice& lower,
                      const ROCKSDB_NAMESPACE::Slice& upper);
