@@ -30,7 +30,7 @@
 //
 // Options, each also a field of the options string:
 //   bits_per_key   4..64, default 12: FPR of an empty range of l integers
-//                  at most about l / 2^(bits_per_key - 2)
+//                  at most l / 2^(bits_per_key - 2.1) (range_filter.h)
 //   prefix_bytes   0..64, default 0: keys begin with this many bytes of a
 //                  prefix (a table id, a user id); a scan whose bounds share
 //                  it is filtered, others are read as usual
