@@ -660,5 +660,83 @@ TEST(RocksdbDbRangeFilter, ShortScansOfOneSeriesReadFewerDataBlocks) {
   EXPECT_LT(cost.with_filter, cost.without);
 }
 
+// Seek + 10 Next in one series, on DBs of series written in time order
+// whose points are `gap` integers apart: the data blocks read with the
+// filter and without.
+ScanCost SeriesSeekCost(uint64_t gap) {
+  TempDir dir;
+  rdb::Options options;
+  EXPECT_TRUE(WithRangeFilter(CountingOptions(), kSpec, &options).ok());
+  std::unique_ptr<rdb::DB> db = Open(options, dir.path());
+  constexpr uint64_t kSeries = 200, kTimes = 500;
+  for (uint64_t t = 0; t < kTimes; ++t) {
+    for (uint64_t s = 0; s < kSeries; ++s) {
+      EXPECT_TRUE(db->Put(rdb::WriteOptions(), IntKey(s << 32 | (t * gap)),
+                          std::string(50, 'v'))
+                      .ok());
+    }
+  }
+  EXPECT_TRUE(db->Flush(rdb::FlushOptions()).ok());
+  EXPECT_TRUE(rocksdb_compat::WaitForCompactions(db.get()).ok());
+  std::mt19937_64 rng(6);
+  ScanCost cost;
+  for (int i = 0; i < 1000; ++i) {
+    const uint64_t s = rng() % kSeries, t = rng() % (kTimes - 11);
+    int found = 0;
+    cost.Add(db.get(), *options.statistics, IntKey(s << 32 | (t * gap)),
+             IntKey(s << 32 | ((t + 10) * gap + 1)), 10, &found);
+    EXPECT_EQ(found, 11);
+  }
+  return cost;
+}
+
+// What the README's scan figures hold for: a scan skips the files whose
+// keys near its range are farther than the filter resolves (its FPR
+// grows with the range's length in integers), so ten points 1 apart save
+// much and ten points 1000 apart (a range of 10^4 integers, past
+// 2^(12-2.1)) almost nothing.
+TEST(RocksdbDbRangeFilter, SeriesScansSaveLessWhenPointsAreFarApart) {
+  const ScanCost near = SeriesSeekCost(1), far = SeriesSeekCost(1000);
+  const double near_ratio =
+      static_cast<double>(near.with_filter) / static_cast<double>(near.without);
+  const double far_ratio =
+      static_cast<double>(far.with_filter) / static_cast<double>(far.without);
+  std::printf(
+      "Seek + 10 Next, data blocks with/without: %.3f (1 apart), "
+      "%.3f (1000 apart)\n",
+      near_ratio, far_ratio);
+  EXPECT_LT(near_ratio, 0.8);
+  EXPECT_GT(far_ratio, 0.8);
+}
+
+// A window past the last point of a DB's only series: RocksDB already
+// skips every SST file whose keys end before the scan, so the filter has
+// nothing left to save; it saves where other series share the files.
+TEST(RocksdbDbRangeFilter, PastTheOnlySeriesLastPointTheFilterSavesNothing) {
+  TempDir dir;
+  rdb::Options options;
+  ASSERT_TRUE(WithRangeFilter(CountingOptions(), kSpec, &options).ok());
+  std::unique_ptr<rdb::DB> db = Open(options, dir.path());
+  ASSERT_TRUE(db);
+  constexpr uint64_t kPoints = 50000;
+  for (uint64_t t = 0; t < kPoints; ++t) {
+    ASSERT_TRUE(
+        db->Put(rdb::WriteOptions(), IntKey(t), std::string(50, 'v')).ok());
+  }
+  ASSERT_TRUE(db->Flush(rdb::FlushOptions()).ok());
+  ASSERT_TRUE(rocksdb_compat::WaitForCompactions(db.get()).ok());
+  std::mt19937_64 rng(8);
+  ScanCost cost;
+  for (int i = 0; i < 1000; ++i) {
+    const uint64_t lo = kPoints + rng() % 64;
+    int found = 0;
+    cost.Add(db.get(), *options.statistics, IntKey(lo), IntKey(lo + 16), 0,
+             &found);
+    ASSERT_EQ(found, 0);
+  }
+  EXPECT_EQ(cost.without, 0u);
+  EXPECT_EQ(cost.with_filter, 0u);
+}
+
 }  // namespace
 }  // namespace sstfilter::test_support
