@@ -57,6 +57,9 @@
 // are ASCII and byte 9 is zero, so a reader that takes the value as a C
 // string (RocksJava's NewStringUTF of user properties) sees a short, valid
 // string and never the payload.
+// No checksum: the view is made per query, so a check of the whole filter
+// would cost 4-1000x a query (README, "What it never does"); RocksDB's
+// block checksum guards the property on disk.
 // A filter with n = 0 holds no keys and answers "no" to every range. Bytes
 // that do not parse, or a query a view cannot answer, are "may overlap".
 #pragma once
