@@ -10,7 +10,9 @@
 // Every collector and filter is on the same DB, so every way reads the
 // same tree. Keys are 8-byte big-endian integers:
 //   uniform  random 64-bit integers, written in random order
-//   series   series s at time t is s << 32 | t, written in time order
+//   series   series s at time t is s << 32 | x_t, written in time order:
+//            x_0 = 0, then each point --gap MIN,MAX past the one before
+//            (uniform; default 1,1: x_t = t)
 // Queries start at a key chosen uniformly or skewed (rank = N * u^4 over a
 // fixed permutation of the keys: about half the scans hit a tenth of them):
 //   next l   empty [a, a + l) next to a key (uniform: just past one;
@@ -93,6 +95,7 @@ struct Args {
   bool build_cost = false;
   std::string db_dir;  // default: a temporary directory
   bool keep_db = false;
+  uint64_t gap_min = 1, gap_max = 1;  // series: integers between points
 };
 
 // Every DB here: 16 MiB write buffers, 8 MiB SST files, a 32 MiB level
@@ -124,8 +127,12 @@ std::vector<uint64_t> MakeKeys(const Args& args, std::vector<uint64_t>* order) {
     *order = keys;
   } else {
     const uint64_t times = args.num_keys / kSeries;
+    std::vector<uint64_t> point(kSeries, 0);
     for (uint64_t t = 0; t < times; ++t) {
-      for (uint64_t s = 0; s < kSeries; ++s) order->push_back(s << 32 | t);
+      for (uint64_t s = 0; s < kSeries; ++s) {
+        order->push_back(s << 32 | point[s]);
+        point[s] += args.gap_min + rng() % (args.gap_max - args.gap_min + 1);
+      }
     }
     keys = *order;
   }
@@ -494,10 +501,22 @@ bool ParseLengths(const std::string& list, std::vector<uint64_t>* lengths) {
   return true;
 }
 
+// "MIN,MAX" into args' gap: 1 <= MIN <= MAX, a series' last point below
+// 2^32.
+bool ParseGap(const std::string& text, uint64_t num_keys, Args* args) {
+  std::vector<uint64_t> both;
+  if (!ParseLengths(text, &both) || both.size() != 2) return false;
+  args->gap_min = both[0];
+  args->gap_max = both[1];
+  return args->gap_min <= args->gap_max &&
+         args->gap_max <= (uint64_t{1} << 32) / (num_keys / kSeries + 1);
+}
+
 constexpr char kUsage[] =
     "[--workload uniform|series] [--num N] [--scans N]\n"
     "         [--lengths L,...] [--bits-per-key B] [--cache-mb N]\n"
-    "         [--value-size N] [--passes N] [--db DIR] [--keep-db]\n"
+    "         [--value-size N] [--passes N] [--gap MIN,MAX] [--db DIR]\n"
+    "         [--keep-db]\n"
     "       range-scans --build-cost [--num N] [--bits-per-key B]\n"
     "         [--passes N] [--db DIR]\n"
     "  --workload W      uniform (default) or series, as in the header\n"
@@ -507,6 +526,8 @@ constexpr char kUsage[] =
     "  --bits-per-key B  the range filter's (default 12)\n"
     "  --cache-mb N      the block cache (default 8)\n"
     "  --value-size N    bytes (default 100)\n"
+    "  --gap MIN,MAX     series: integers between a series' points,\n"
+    "                    uniform in [MIN, MAX] (default 1,1)\n"
     "  --passes N        passes of every scan, or with --build-cost\n"
     "                    compactions each way (default 3)\n"
     "  --db DIR          the DB's directory, emptied first (default: a\n"
@@ -522,6 +543,7 @@ int RangeScansMain(int argc, char** argv) {
   args.build_cost = flags.Switch("--build-cost");
   args.keep_db = flags.Switch("--keep-db");
   std::string lengths = "1,16,64";
+  std::string gap = "1,1";
   flags.Get("--workload", &args.workload)
       .Get("--num", &args.num_keys)
       .Get("--scans", &args.scans)
@@ -530,11 +552,13 @@ int RangeScansMain(int argc, char** argv) {
       .Get("--cache-mb", &args.cache_mb)
       .Get("--value-size", &args.value_size)
       .Get("--passes", &args.passes)
+      .Get("--gap", &gap)
       .Get("--db", &args.db_dir);
   const bool valid =
       (args.workload == "uniform" || args.workload == "series") &&
       args.num_keys >= 2 * kSeries && args.scans >= 1 && args.passes >= 1 &&
-      args.cache_mb >= 1 && ParseLengths(lengths, &args.lengths);
+      args.cache_mb >= 1 && ParseLengths(lengths, &args.lengths) &&
+      ParseGap(gap, args.num_keys, &args);
   if (!flags.Done(kUsage, valid)) return 2;
   if (!MakePolicy(kTool, "")) return 2;
   return InDbDir(&args.db_dir, "sstfilter-range-scans", args.keep_db, [&] {

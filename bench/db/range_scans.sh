@@ -16,7 +16,8 @@
 #
 # usage: bench/db/db_bench_driver range-scans [--num N] [--workloads LIST]
 #          [--scans N] [--lengths L,...] [--bits-per-key B] [--cache-mb N]
-#          [--passes N] [--build-cost] [--plot PNG] [--smoke] [--report]
+#          [--passes N] [--gap MIN,MAX] [--build-cost] [--plot PNG]
+#          [--smoke] [--report]
 #          [common flags: --build, --out]
 #   --num N           keys (default 2,000,000)
 #   --workloads LIST  space-separated, of uniform series (default both)
@@ -24,6 +25,7 @@
 #   --lengths L,...   the empty ranges' lengths (default 1,16,64)
 #   --bits-per-key B  the range filter's (default 12)
 #   --cache-mb N      the block cache (default 8)
+#   --gap MIN,MAX     series: integers between a series' points (default 1,1)
 #   --passes N        passes of every scan (default 3), or with
 #                     --build-cost compactions each way (default 5)
 #   --build-cost      the collector's compaction cost instead of scans
@@ -38,7 +40,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --num) num="$2"; shift ;;
     --workloads) workloads="$2"; shift ;;
-    --scans|--lengths|--cache-mb) scan_flags+=("$1" "$2"); shift ;;
+    --scans|--lengths|--cache-mb|--gap) scan_flags+=("$1" "$2"); shift ;;
     --bits-per-key) bits=(--bits-per-key "$2"); shift ;;
     --passes) passes="$2"; shift ;;
     --build-cost) build_cost=1 ;;

@@ -12,11 +12,12 @@
 // with the factory of NewRangeFilterCollectorFactory. Every entry of every
 // new SST (puts, deletes, single deletes, merges, and range deletions'
 // start keys) goes into a filter (sstfilter/range_filter.h), written as
-// the user property RangeFilterPropertyName(options). RocksDB keeps user properties in
-// memory while the SST file's reader lives (BlockBasedTable counts them in
-// ApproximateMemoryUsage, so "rocksdb.estimate-table-readers-mem" shows
-// them): that is the filter's memory, about bits_per_key per distinct key
-// integer plus 48 bytes an SST file.
+// the user property RangeFilterPropertyName(options). RocksDB keeps user
+// properties in memory while the SST file's reader lives (BlockBasedTable
+// counts them in ApproximateMemoryUsage, so
+// "rocksdb.estimate-table-readers-mem" shows them): that is the filter's
+// memory, about bits_per_key per distinct key integer plus 48 bytes an SST
+// file.
 //
 // Read side: ReadOptions::table_filter, which RocksDB calls once per SST an
 // iterator opens, with the file's properties. RangeScanOptions fills
