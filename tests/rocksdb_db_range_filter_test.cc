@@ -5,7 +5,7 @@
 // deletions), at snapshots, in both directions, across reopens, with
 // RocksDB's bytewise comparator and its reverse; files are skipped; SST
 // files without the property, with unknown bytes, or of another comparator
-// are read as usual.
+// are read as usual; a filter corrupted on disk reaches no scan.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -358,6 +358,80 @@ TEST(RocksdbDbRangeFilter,
   EXPECT_TRUE(RangeMayOverlap(props, lo, hi));
   props.user_collected_properties[kRangeFilterProperty] = bytes.substr(0, 50);
   EXPECT_TRUE(RangeMayOverlap(props, lo, hi));
+}
+
+// The filter has no checksum of its own (range_filter.h says why): what
+// the decision rests on is RocksDB's block checksum over the properties
+// block, so a bit flipped in the filter's bytes in the SST file reaches
+// no table filter and the DB answers Corruption. With kNoChecksum nothing
+// guards it, as the README says.
+TEST(RocksdbDbRangeFilter, AFilterCorruptedOnDiskReachesNoScan) {
+  for (const rdb::ChecksumType checksum : {rdb::kCRC32c, rdb::kNoChecksum}) {
+    SCOPED_TRACE(checksum == rdb::kNoChecksum ? "kNoChecksum" : "kCRC32c");
+    TempDir dir;
+    rdb::Options base;
+    base.create_if_missing = true;
+    rdb::BlockBasedTableOptions table_options;
+    table_options.checksum = checksum;
+    base.table_factory.reset(rdb::NewBlockBasedTableFactory(table_options));
+    rdb::Options options;
+    ASSERT_TRUE(WithRangeFilter(base, kSpec, &options).ok());
+    std::string sst, filter;
+    {
+      std::unique_ptr<rdb::DB> db = Open(options, dir.path());
+      ASSERT_TRUE(db);
+      for (uint64_t i = 0; i < 1000; ++i) {
+        ASSERT_TRUE(db->Put(rdb::WriteOptions(), IntKey(i * 1000), "v").ok());
+      }
+      ASSERT_TRUE(db->Flush(rdb::FlushOptions()).ok());
+      rdb::TablePropertiesCollection tables;
+      ASSERT_TRUE(db->GetPropertiesOfAllTables(&tables).ok());
+      ASSERT_EQ(tables.size(), 1u);
+      sst = tables.begin()->first;
+      filter = tables.begin()->second->user_collected_properties.at(
+          kRangeFilterProperty);
+    }
+    // One bit flipped in the middle of the filter, where the file holds it.
+    std::string file;
+    {
+      std::ifstream in(sst, std::ios::binary);
+      file.assign(std::istreambuf_iterator<char>(in),
+                  std::istreambuf_iterator<char>());
+    }
+    const size_t at = file.find(filter);
+    ASSERT_NE(at, std::string::npos);
+    ASSERT_EQ(file.find(filter, at + 1), std::string::npos);
+    file[at + filter.size() / 2] ^= 0x10;
+    std::ofstream(sst, std::ios::binary | std::ios::trunc) << file;
+    std::string flipped = filter;
+    flipped[filter.size() / 2] ^= 0x10;
+
+    // What a scan's table filter is shown, and what RocksDB answers.
+    std::vector<std::string> shown;
+    std::unique_ptr<rdb::DB> db;
+    rdb::Status s = rocksdb_compat::OpenDb(options, dir.path(), &db);
+    if (s.ok()) {
+      RangeScanOptions scan(IntKey(0), IntKey(1000 * 1000));
+      rdb::ReadOptions read_options = scan.read_options();
+      read_options.table_filter = [&shown, inner = read_options.table_filter](
+                                      const rdb::TableProperties& props) {
+        const auto& user = props.user_collected_properties;
+        const auto it = user.find(kRangeFilterProperty);
+        if (it != user.end()) shown.push_back(it->second);
+        return inner(props);
+      };
+      Entries entries;
+      s = Scan(db.get(), read_options, true, &entries);
+    }
+    if (checksum == rdb::kNoChecksum) {
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      ASSERT_EQ(shown.size(), 1u);
+      EXPECT_EQ(shown[0], flipped);
+    } else {
+      EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+      EXPECT_TRUE(shown.empty());
+    }
+  }
 }
 
 // One random history written to two DBs, one with range filters and one
