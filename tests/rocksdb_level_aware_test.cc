@@ -25,6 +25,7 @@
 #include "level_aware_builder.h"
 #include "level_aware_tree.h"
 #include "level_cost_model.h"
+#include "memory_ledger.h"
 #include "policies.h"
 #include "rocksdb/table.h"
 #include "rocksdb_test_support.h"
@@ -159,10 +160,24 @@ using rocksdb_plugin::TreeFile;
 // does when RocksDB reports the file created. Files' filter sizes are
 // unknown unless a test sets them (SetLiveBitsPerKey): the account then
 // counts them at what the average owes, and corrects nothing.
+//
+// Under a memory limit the files' filters are counted until deleted
+// (memory_ledger.h): Replacing makes the next builds a compaction of the
+// file a Keep at that level replaces, whose filter they may take (as a
+// real compaction's outputs take its inputs'), and Keep then records the
+// new file's filter at the bits/key its block has.
 class WatchedDb {
  public:
   WatchedDb() : db_(std::make_shared<DbState>(nullptr, "test")) { Enter(); }
   ~WatchedDb() { rocksdb_plugin::EndJob(); }
+  // BuildTree's builds replace the files (Replacing, Keep with their
+  // filters), from a tree the rule built (SetLiveBitsByRule): a memory
+  // limit's tests.
+  bool replace_on_build = false;
+  // The column family as the policy's builders see it.
+  rocksdb_plugin::JobView View(const std::string& name) {
+    return {db_->ColumnFamily(name), db_, -1};
+  }
   // Builders on this thread build for this DB (each thread must enter).
   void Enter() const { rocksdb_plugin::BeginJob({{db_}, -1, 0}); }
   ColumnFamilyTree& cf(const std::string& name) {
@@ -223,27 +238,81 @@ class WatchedDb {
                              std::llround(keys * bits_per_key / 8));
     }
   }
+  // Every file set up by SetTree gets the filter the policy's rule gives
+  // its level now: a tree the rule built, holding what the rule spends.
+  void SetLiveBitsByRule(const rdb::FilterPolicy& policy,
+                         const std::string& name) {
+    const auto* allocator = rocksdb_plugin::LevelAwareAllocatorOf(policy);
+    ASSERT_NE(allocator, nullptr);
+    std::map<int, double> bits;
+    for (const auto& [level, numbers] : files_at_[name]) {
+      bits[level] = allocator->ChoiceFor(View(name), level).bits_per_key;
+    }
+    for (const auto& [level, b] : bits) SetLiveBitsPerKeyAt(name, level, b);
+  }
+  // The next builds on this thread are a compaction of the file a Keep at
+  // `level` of `name` replaces (ending the one Replacing began before), or
+  // of the level's first `files` files (no Keep follows).
+  void Replacing(const std::string& name, int level, size_t files = 1) {
+    EndReplacing(/*done=*/false);
+    std::vector<uint64_t>& numbers = files_at_[name][level];
+    std::vector<TreeFile> inputs;
+    for (size_t i = 0; i < std::min(files, numbers.size()); ++i) {
+      inputs.push_back({numbers[i], level, 0});
+    }
+    replacing_ = {name, ++last_job_};
+    cf(name).BeginCompaction(replacing_.second, inputs, level);
+    rocksdb_plugin::BeginJob({{db_}, replacing_.second, level});
+  }
+  // The next build on this thread is a flush after a compaction took L0's
+  // file away (its filter freed).
+  void Flushing(const std::string& name) {
+    EndReplacing(/*done=*/false);
+    for (uint64_t number : files_at_[name][0]) cf(name).RemoveFile(number);
+    files_at_[name][0].clear();
+  }
   // The table this thread's last build finished becomes the file at
   // `level` (the one there before goes), with the level's keys per file
-  // and its filter size unknown.
-  void Keep(const std::string& name, int level) {
+  // and, given `block_bytes`, the filter of the block's bits/key (else
+  // its filter size unknown).
+  void Keep(const std::string& name, int level, size_t block_bytes = 0) {
     const auto record = rocksdb_plugin::TakeBuiltTable();
     ASSERT_NE(record, nullptr) << "no table was built to keep";
     std::vector<uint64_t>& numbers = files_at_[name][level];
     if (numbers.empty()) numbers.push_back(0);
     uint64_t& number = numbers.front();
     const rocksdb_plugin::TreeTotals totals = cf(name).Totals();
-    const int64_t keys = totals[level].files > 0
-                             ? totals[level].keys / totals[level].files
-                             : record->keys;
-    cf(name).RemoveFile(number);
+    const int64_t files =
+        totals[level].files + (replacing_.first == name && number != 0 ? 1 : 0);
+    const int64_t keys =
+        files > 0 ? (totals[level].keys + totals[level].incoming_keys) / files
+                  : record->keys;
+    const int64_t filter_bytes =
+        block_bytes > 0 && record->keys > 0
+            ? std::llround(static_cast<double>(block_bytes) * keys /
+                           static_cast<double>(record->keys))
+            : -1;
+    const uint64_t old = number;
     number = NextNumber();
-    cf(name).AddFile({number, level, keys, -1, -1}, record);
+    cf(name).AddFile(
+        {number, level, keys, filter_bytes < 0 ? -1 : keys, filter_bytes},
+        record, replacing_.first == name ? replacing_.second : -1);
+    EndReplacing(/*done=*/true);
+    cf(name).RemoveFile(old);
+    rocksdb_plugin::ReleaseReservations();
   }
 
  private:
   uint64_t NextNumber() { return ++last_number_; }
+  void EndReplacing(bool done) {
+    if (replacing_.second == 0) return;
+    cf(replacing_.first).EndCompaction(replacing_.second, done);
+    replacing_ = {};
+    Enter();
+  }
   std::shared_ptr<DbState> db_;
+  std::pair<std::string, int> replacing_;  // the compaction Replacing began
+  int last_job_ = 1000;
   std::map<std::string, std::map<int, std::vector<uint64_t>>> files_at_;
   uint64_t last_number_ = 0;
 };
@@ -672,13 +741,16 @@ std::vector<BuiltFilter> BuildTree(const rdb::FilterPolicy& policy,
                                    const std::vector<std::string>& keys) {
   if (db.cf(column_family).Totals()[3].files == 0) {
     db.SetTShapedTree(column_family, 1, 3);
+    if (db.replace_on_build) db.SetLiveBitsByRule(policy, column_family);
   }
   std::vector<BuiltFilter> blocks;
   rdb::BlockBasedTableOptions table;
   for (int level = 3; level >= 0; --level) {
+    if (db.replace_on_build) db.Replacing(column_family, level);
     blocks.push_back(
         BuildFilter(policy, keys, TreeContext(table, level, 4, column_family)));
-    db.Keep(column_family, level);
+    db.Keep(column_family, level,
+            db.replace_on_build ? blocks.back().bytes.size() : 0);
   }
   return blocks;
 }
@@ -1049,13 +1121,24 @@ TEST(LevelAwareRule, TheSameTreeGetsTheSameBitsWhateverItsHistory) {
 // per key) get no filter, the rest at least 1.5 bits/key.
 TEST(LevelAwarePolicy, AMemoryLimitBoundsTheTreesFilters) {
   const std::vector<int> levels = {3, 2, 1, 0};
+  // Under a limit, from a tree the rule built (its files hold what it
+  // gives), each build a compaction of its level's file (WatchedDb).
   auto bits_for = [&](const std::string& id, double live_bits_per_key) {
     const auto policy = MustMake(id);
+    const bool limited = id.find("memory_limit") != std::string::npos;
     WatchedDb db;
     db.SetTShapedTree("", 1, 3);
-    db.SetLiveBitsPerKey("", live_bits_per_key);
+    if (limited) {
+      db.SetLiveBitsByRule(*policy, "");
+    } else {
+      db.SetLiveBitsPerKey("", live_bits_per_key);
+    }
     std::vector<double> bits;
     for (int level : levels) {
+      // Two files: a compaction's outputs hold no more keys than its
+      // inputs, and a file of L1 holds fewer than a build's kKeys.
+      if (limited && level > 0) db.Replacing("", level, 2);
+      if (limited && level == 0) db.Flushing("");
       Context c = level == 0 ? FlushContext() : Compaction(level, level == 3);
       bits.push_back(Build(*policy, c).bits_per_key);
     }
@@ -1088,11 +1171,15 @@ TEST(LevelAwarePolicy, AMemoryLimitBoundsTheTreesFilters) {
 // Column families that share a policy object share its memory limit, and
 // the one whose filters are probed more gets more of it: learned from
 // their readers, ten times as many probes at one as at the other (weighed
-// by their samples, not by the clock).
+// by their samples, not by the clock). Each rebuilt file takes no more
+// than its own old filter and what the others' rebuilds freed.
 TEST(LevelAwarePolicy, AMemoryLimitGoesWhereTheProbesAre) {
   // Two trees of 10^7 entries at 5 bits/key on average: 12.5 MB.
   const auto policy = MustMake("sstfilter.LevelAware:10:memory_limit=12500000");
   WatchedDb db;
+  db.replace_on_build = true;
+  for (const char* cf : {"busy", "quiet"}) db.SetTShapedTree(cf, 1, 3);
+  for (const char* cf : {"busy", "quiet"}) db.SetLiveBitsByRule(*policy, cf);
   const auto busy_keys = Keys("busy", 20000);
   const auto quiet_keys = Keys("quiet", 20000);
   std::vector<BuiltFilter> busy = BuildTree(*policy, db, "busy", busy_keys);
@@ -1117,8 +1204,13 @@ TEST(LevelAwarePolicy, AMemoryLimitGoesWhereTheProbesAre) {
     quiet_bits += share * BitsPerKey(quiet[level], quiet_keys);
   }
   std::printf("[ busy %.2f bits/key, quiet %.2f ]\n", busy_bits, quiet_bits);
+
   EXPECT_GT(busy_bits, quiet_bits + 1);
-  EXPECT_NEAR((busy_bits + quiet_bits) / 2, 5, 0.5);
+  // The files rebuilt took what the others' rebuilds freed: the trees'
+  // filters hold the limit, not more.
+  const int64_t held = db.cf("busy").Held().bytes + db.cf("quiet").Held().bytes;
+  EXPECT_LE(held, 12500000);
+  EXPECT_GE(held, 0.95 * 12500000);
   EXPECT_EQ(FalseNegatives(*policy, busy, busy_keys), 0u);
   EXPECT_EQ(FalseNegatives(*policy, quiet, quiet_keys), 0u);
 }
@@ -1195,14 +1287,16 @@ TEST(LevelAwarePolicy, TwentyColumnFamiliesShareALimitAndEveryFileHasAFilter) {
                                std::to_string(kFamilies * 10000000 / 8 * 5));
   WatchedDb db;
   for (int f = 0; f < kFamilies; ++f) {
-    const std::string cf = "cf" + std::to_string(f);
-    db.SetTShapedTree(cf, 1, 3);
-    db.SetLiveBitsPerKey(cf, 5);
+    db.SetTShapedTree("cf" + std::to_string(f), 1, 3);
+  }
+  for (int f = 0; f < kFamilies; ++f) {
+    db.SetLiveBitsByRule(*policy, "cf" + std::to_string(f));
   }
   double memory = 0;
   for (int f = 0; f < kFamilies; ++f) {
     const std::string cf = "cf" + std::to_string(f);
     for (int level = 3; level >= 0; --level) {
+      db.Replacing(cf, level);
       Context c = level == 0 ? FlushContext() : Compaction(level, level == 3);
       c.num_levels = 4;
       c.column_family = cf;
@@ -1223,13 +1317,12 @@ TEST(LevelAwarePolicy, AQuietColumnFamilyGetsFiltersBackWhenItsGetsCome) {
   // Two trees of 10^7 keys at 1 bit/key: the least probed go without.
   const auto policy = MustMake("sstfilter.LevelAware:10:memory_limit=2500000");
   WatchedDb db;
+  db.replace_on_build = true;
   const auto busy_keys = Keys("busy", 20000);
   const auto quiet_keys = Keys("quiet", 20000);
   const auto absent = Keys("absent", 20000);
-  for (const char* cf : {"busy", "quiet"}) {
-    db.SetTShapedTree(cf, 1, 3);
-    db.SetLiveBitsPerKey(cf, 1);
-  }
+  for (const char* cf : {"busy", "quiet"}) db.SetTShapedTree(cf, 1, 3);
+  for (const char* cf : {"busy", "quiet"}) db.SetLiveBitsByRule(*policy, cf);
   std::vector<BuiltFilter> busy = BuildTree(*policy, db, "busy", busy_keys);
   std::vector<BuiltFilter> quiet = BuildTree(*policy, db, "quiet", quiet_keys);
   auto probe = [&](const std::vector<BuiltFilter>& blocks) {

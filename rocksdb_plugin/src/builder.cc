@@ -102,7 +102,8 @@ size_t AllocateUsable(size_t request, std::unique_ptr<char[]>* buffer) {
 
 class Builder : public BitsBuilder {
  public:
-  explicit Builder(const BuilderConfig& config) : config_(config) {
+  explicit Builder(const BuilderConfig& config)
+      : config_(config), max_filter_bytes_(config.max_filter_bytes) {
     if (config_.charge_cache) charge_.emplace(config_.charge_cache);
   }
 
@@ -145,6 +146,7 @@ class Builder : public BitsBuilder {
     previous_alt_hash_.reset();
     size_t size = 0;
     std::unique_ptr<char[]> out = Build(&size);
+    max_filter_bytes_ = config_.max_filter_bytes;  // a cap is for one block
     const Slice result(out.get(), size);
     *buf = std::move(out);
     if (status != nullptr) *status = ROCKSDB_NAMESPACE::Status::OK();
@@ -178,6 +180,10 @@ class Builder : public BitsBuilder {
     return ROCKSDB_NAMESPACE::Status::OK();
   }
 
+  void CapFilterBytes(size_t bytes) override {
+    max_filter_bytes_ = std::min(max_filter_bytes_, bytes);
+  }
+
   size_t CalculateSpace(size_t num_keys_added) override {
     if (BuildsCuckoo(num_keys_added)) {
       return StaticCuckooBytes(num_keys_added, config_.fingerprint_bits);
@@ -197,7 +203,7 @@ class Builder : public BitsBuilder {
   // past the cap count as the cap, as in RocksDB's builders). Partitioned
   // filters size their partitions with this.
   size_t ApproximateNumEntries(size_t bytes) override {
-    bytes = std::min(bytes, config_.max_filter_bytes);
+    bytes = std::min(bytes, max_filter_bytes_);
     if (config_.kind == FilterKind::kCuckoo) {
       return static_cast<size_t>(
           StaticCuckooCapacity(bytes, config_.fingerprint_bits));
@@ -210,9 +216,9 @@ class Builder : public BitsBuilder {
   // The BlockedBloom Finish writes for `num_keys`, capped at the largest
   // filter.
   BlockedBloomParams BloomParams(uint64_t num_keys) const {
-    return BlockedBloomParams::ForBitsPerKeyWithin(
-        config_.max_filter_bytes, num_keys, config_.bits_per_key,
-        config_.lines_per_key);
+    return BlockedBloomParams::ForBitsPerKeyWithin(max_filter_bytes_, num_keys,
+                                                   config_.bits_per_key,
+                                                   config_.lines_per_key);
   }
 
   // Whether Finish tries a cuckoo filter for `num_keys`: it falls back to
@@ -222,7 +228,7 @@ class Builder : public BitsBuilder {
   bool BuildsCuckoo(uint64_t num_keys) const {
     return config_.kind == FilterKind::kCuckoo &&
            StaticCuckooBytes(num_keys, config_.fingerprint_bits) <=
-               config_.max_filter_bytes;
+               max_filter_bytes_;
   }
 
   // Keeps `hash`. A new chunk is charged before it is allocated.
@@ -284,9 +290,8 @@ class Builder : public BitsBuilder {
     const size_t num_hashes = hashes_.size();
     // optimize_filters_for_memory, except for filters of more than half
     // the largest block, which its rounding may not pass.
-    const bool fit_usable =
-        config_.memory_balance != nullptr &&
-        CalculateSpace(num_hashes) <= config_.max_filter_bytes / 2;
+    const bool fit_usable = config_.memory_balance != nullptr &&
+                            CalculateSpace(num_hashes) <= max_filter_bytes_ / 2;
     FilterCharge charge(this);
     std::unique_ptr<char[]> out;
     if (!BuildsCuckoo(num_hashes) ||
@@ -324,7 +329,7 @@ class Builder : public BitsBuilder {
     }
     std::string cuckoo;
     if (!BuildStaticCuckoo(runs.data(), runs.size(), config_.fingerprint_bits,
-                           {min_buckets, config_.max_filter_bytes}, &cuckoo)
+                           {min_buckets, max_filter_bytes_}, &cuckoo)
              .ok()) {
       return false;
     }
@@ -369,6 +374,7 @@ class Builder : public BitsBuilder {
   }
 
   const BuilderConfig config_;
+  size_t max_filter_bytes_;  // config_'s, or CapFilterBytes's if smaller
   HashChunks hashes_;
   // The alt of the last AddKeyAndAlt since the last Finish.
   std::optional<uint64_t> previous_alt_hash_;

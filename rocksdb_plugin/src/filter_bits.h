@@ -85,6 +85,11 @@ class BitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   // The model FPR of a filter of `bytes` bytes holding `num_keys_added`.
   virtual double EstimatedFpRate(size_t num_keys_added, size_t bytes)
       SSTFILTER_OVERRIDE_SINCE_10_9 = 0;
+
+  // The next Finish writes at most `bytes` (a memory limit's share,
+  // memory_ledger.h): a BlockedBloom of that size, its FPR higher, where
+  // the filter would be larger. (Not below a BlockedBloom's smallest.)
+  virtual void CapFilterBytes(size_t bytes) = 0;
 };
 
 // A builder that hashes each key once (sstfilter::HashKey), drops repeats as

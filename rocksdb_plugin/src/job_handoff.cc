@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "memory_ledger.h"
+
 namespace sstfilter::rocksdb_plugin {
 namespace {
 
@@ -14,8 +16,16 @@ thread_local std::shared_ptr<TableRecord> built_table;
 
 }  // namespace
 
-void BeginJob(Job job) { current_job = std::move(job); }
-void EndJob() { current_job = Job(); }
+// A reservation a table never claimed (its file failed before RocksDB
+// reported it) ends with its job.
+void BeginJob(Job job) {
+  ReleaseReservations();
+  current_job = std::move(job);
+}
+void EndJob() {
+  ReleaseReservations();
+  current_job = Job();
+}
 int JobOutputLevel() {
   return current_job.dbs.empty() ? -1 : current_job.output_level;
 }

@@ -112,8 +112,10 @@ struct LevelAwareAllocator::Tree {
   // Under optimize_filters_for_hits without its bottom level.
   // `at_least_two`: empty if that leaves fewer than two levels (a
   // one-level tree so far).
+  // `l0_to_come`: L0 with the runs it held at most, each a flush (a
+  // memory limit plans for the flushes to come before L0 is compacted).
   static Tree Of(const TreeSnapshot& snapshot, bool no_bottom_filters,
-                 bool at_least_two) {
+                 bool at_least_two, bool l0_to_come = false) {
     Tree tree;
     for (int level = kMaxLevels - 1; level >= 1; --level) {
       const double keys = static_cast<double>(
@@ -124,10 +126,12 @@ struct LevelAwareAllocator::Tree {
     }
     const LevelTotals& l0 = snapshot.levels[0];
     tree.levels.push_back(0);
+    const double runs_to_come =
+        l0_to_come ? static_cast<double>(snapshot.l0_runs) : 1;
     tree.keys.push_back(
         std::max({1.0, static_cast<double>(l0.keys + l0.incoming_keys),
-                  static_cast<double>(snapshot.flush_keys)}));
-    tree.l0_runs = std::max<double>(1, static_cast<double>(l0.files));
+                  static_cast<double>(snapshot.flush_keys) * runs_to_come}));
+    tree.l0_runs = std::max({1.0, static_cast<double>(l0.files), runs_to_come});
     if (no_bottom_filters && tree.levels.size() >= 2) {
       tree.levels.erase(tree.levels.begin());
       tree.keys.erase(tree.keys.begin());
@@ -225,7 +229,11 @@ LevelAwareAllocator::LevelAwareAllocator(const LevelAwareSettings& settings)
                     std::to_string(settings.ratio_millis) + ":" +
                     LevelAwareChoiceName(settings.choice) + ":" +
                     std::to_string(settings.hit_millis) + ":" +
-                    (settings.learn ? "1" : "0")) {}
+                    (settings.learn ? "1" : "0")),
+      ledger_(settings.memory_limit_bytes > 0
+                  ? std::make_shared<MemoryLedger>(settings.memory_limit_bytes,
+                                                   settings.BitsPerKey())
+                  : nullptr) {}
 LevelAwareAllocator::~LevelAwareAllocator() = default;
 
 const LevelCostModel& LevelAwareAllocator::OneLevelModel() const {
@@ -408,74 +416,55 @@ const LevelAllocation& LevelAwareAllocator::AllocationOf(
   return state->allocation;
 }
 
-// Under a memory limit: one account and one allocation over every column
-// family served, by Monkey's rule over all their levels, each level's
-// absent probes weighed by its column family's sampled probes, at the
-// average the limit leaves (never more than the average asked), each
-// table moved by the account's correction; levels that would get under
-// kFewestUsefulBitsPerKey get no filter, the least probed per key first.
+// Under a memory limit, the rule: one allocation over every column family
+// the ledger serves (memory_ledger.h), by Monkey's rule over all their
+// levels with L0 at the flushes it holds at most, each level's absent
+// probes weighed by its column family's sampled probes, at the average the
+// limit leaves (never more than the average asked), each table moved by
+// the account's correction (what the live filters hold against what the
+// rule owes); levels that would get under kFewestUsefulBitsPerKey get no
+// filter, the least probed per key first, and get one back at
+// kRestoreBitsPerKey. FitToLimit then holds the table to what is free.
 FilterChoice LevelAwareAllocator::Limited(const JobView& job,
                                           const TreeSnapshot& snapshot,
-                                          int level) const {
+                                          int level, bool corrected) const {
   const std::shared_ptr<ColumnFamilyTree>& cf = job.column_family;
   const double asked = settings_.BitsPerKey();
-  cf->PolicyStateFor(settings_key_);  // this policy builds for it
-  std::lock_guard<std::mutex> lock(limit_mutex_);
-  // The column families served: every one of the DBs this allocator
-  // builds for (a quiet one too), but those another policy builds for,
-  // held for this call (one whose DB closes meanwhile stays readable).
-  std::vector<std::shared_ptr<ColumnFamilyTree>> cfs;
-  bool known_db = false;
-  for (auto it = served_dbs_.begin(); it != served_dbs_.end();) {
-    std::shared_ptr<DbState> db = it->lock();
-    if (db == nullptr) {
-      it = served_dbs_.erase(it);
-      continue;
-    }
-    known_db = known_db || db == job.db;
-    for (auto& tree : db->ColumnFamilies()) {
-      if (tree != cf && !tree->BuiltByAnotherPolicy(settings_key_)) {
-        cfs.push_back(std::move(tree));
-      }
-    }
-    ++it;
-  }
-  if (!known_db && job.db != nullptr) {
-    served_dbs_.push_back(job.db);
-    for (auto& tree : job.db->ColumnFamilies()) {
-      if (tree != cf && !tree->BuiltByAnotherPolicy(settings_key_)) {
-        cfs.push_back(std::move(tree));
-      }
-    }
-  }
-  cfs.push_back(cf);
-  // Their records, in that order (kept where they were served before).
-  std::vector<Served> reordered;
+  // The column families the limit counts (memory_ledger.h), this one last,
+  // and their trees, read before the limit's lock is taken.
+  const std::vector<std::shared_ptr<ColumnFamilyTree>> cfs =
+      ledger_->Served(job);
+  std::vector<TreeSnapshot> parts;
   for (const auto& tree : cfs) {
-    auto found =
-        std::find_if(served_.begin(), served_.end(),
-                     [&tree](const Served& s) { return s.cf.lock() == tree; });
-    if (found != served_.end()) {
-      reordered.push_back(std::move(*found));
-    } else {
-      reordered.emplace_back();
-      reordered.back().cf = tree;
-      reordered.back().epoch_samples = tree->samples();
-    }
+    parts.push_back(tree == cf ? snapshot : tree->Snapshot());
   }
-  served_ = std::move(reordered);
+  std::lock_guard<std::mutex> lock(limit_mutex_);
+  // Their records, in that order (found by owner, not by a scan).
+  for (auto it = served_.begin(); it != served_.end();) {
+    it = it->first.expired() ? served_.erase(it) : std::next(it);
+  }
+  std::vector<Served*> records;
+  for (const auto& tree : cfs) {
+    auto [it, made] = served_.try_emplace(tree);
+    if (made) {
+      it->second.cf = tree;
+      it->second.epoch_samples = tree->samples();
+    }
+    records.push_back(&it->second);
+  }
   const size_t mine = cfs.size() - 1;
   // An epoch of samples over them all: each keeps half its weight.
   uint64_t new_samples = 0;
   for (size_t p = 0; p < cfs.size(); ++p) {
-    new_samples += cfs[p]->samples() - served_[p].epoch_samples;
+    new_samples += cfs[p]->samples() - records[p]->epoch_samples;
   }
   if (new_samples >= kEpochSamples) {
     for (size_t p = 0; p < cfs.size(); ++p) {
       const uint64_t samples = cfs[p]->samples();
-      served_[p].rate = served_[p].rate / 2 +
-                        static_cast<double>(samples - served_[p].epoch_samples);
-      served_[p].epoch_samples = samples;
+      records[p]->rate =
+          records[p]->rate / 2 +
+          static_cast<double>(samples - records[p]->epoch_samples);
+      records[p]->epoch_samples = samples;
     }
   }
 
@@ -483,20 +472,24 @@ FilterChoice LevelAwareAllocator::Limited(const JobView& job,
   // leaves first, at which files of levels whose sizes are not known yet
   // count.
   std::vector<Tree> trees;
-  std::vector<TreeSnapshot> parts;
   double tree_keys = 0, all_keys = 0, counted_keys = 0;
   for (size_t p = 0; p < cfs.size(); ++p) {
-    parts.push_back(cfs[p] == cf ? snapshot : cfs[p]->Snapshot());
-    trees.push_back(Tree::Of(parts.back(), cfs[p]->no_bottom_filters(), false));
+    trees.push_back(Tree::Of(parts[p], cfs[p]->no_bottom_filters(), false,
+                             /*l0_to_come=*/true));
     for (double k : trees.back().keys) tree_keys += k;
-    for (const LevelTotals& t : parts.back().levels) {
+    for (const LevelTotals& t : parts[p].levels) {
       all_keys += static_cast<double>(t.keys + t.incoming_keys);
       counted_keys += static_cast<double>(t.keys);
     }
+    // L0's flushes to come.
+    const LevelTotals& l0 = parts[p].levels[0];
+    all_keys +=
+        std::max(0.0, trees.back().keys.back() -
+                          static_cast<double>(l0.keys + l0.incoming_keys));
   }
   // The average the limit leaves per key of the trees the running jobs
-  // leave, owed by the keys counted now (a running compaction's inputs
-  // hold nothing until its tables come).
+  // leave and L0's flushes to come, owed by the keys counted now (a
+  // running compaction's inputs hold nothing until its tables come).
   const double limit_bits =
       8 * static_cast<double>(settings_.memory_limit_bytes);
   const double average =
@@ -515,27 +508,92 @@ FilterChoice LevelAwareAllocator::Limited(const JobView& job,
   for (size_t p = 0; p < cfs.size() && !moved; ++p) {
     std::vector<double> shares;
     for (double k : trees[p].keys) shares.push_back(k / tree_keys);
-    moved = trees[p].levels != served_[p].levels ||
-            SharesMoved(shares, served_[p].shares) ||
-            cfs[p]->workload().version() != served_[p].workload_version;
+    moved = trees[p].levels != records[p]->levels ||
+            SharesMoved(shares, records[p]->shares) ||
+            cfs[p]->workload().version() != records[p]->workload_version;
   }
   if (moved && tree_keys > 0) {
     for (size_t p = 0; p < cfs.size(); ++p) {
       trees[p].Probes(settings_.learn ? &cfs[p]->workload() : nullptr,
                       settings_.HitFraction());
     }
-    AllocateJointly(trees, average);
+    AllocateJointly(trees, records, average);
     joint_average_ = average;
   }
-  const Served& served = served_[mine];
+  const Served& served = *records[mine];
   if (served.choices.empty()) return Uniform();
   const FilterChoice& choice = served.choices[SlotOf(served.levels, level)];
+  if (!corrected) return choice;
   return Shifted(choice, limit_account_.Correction(totals));
 }
 
-// Needs limit_mutex_; `trees` are served_'s, with their probes.
-void LevelAwareAllocator::AllocateJointly(std::vector<Tree>& trees,
-                                          double average) const {
+// What the rule plans for `level` of `cf` (its bits times the level's
+// keys, L0 as the runs it holds when compacted) less what the level's
+// files hold (a running compaction's inputs not), in bits.
+double LevelAwareAllocator::PlanLeft(const JobView& job,
+                                     const TreeSnapshot& snapshot,
+                                     int level) const {
+  const ColumnFamilyTree& cf = *job.column_family;
+  const Tree tree =
+      Tree::Of(snapshot, cf.no_bottom_filters(), false, /*l0_to_come=*/true);
+  const size_t slot = SlotOf(tree.levels, level);
+  if (slot >= tree.levels.size() || tree.levels[slot] != level) return 0;
+  const LevelTotals& at = snapshot.levels[level];
+  const double held =
+      static_cast<double>(at.filter_bits + at.unfiltered_bits) +
+      static_cast<double>(at.unknown_keys) * settings_.BitsPerKey();
+  const double plan =
+      std::max(
+          0.0,
+          Limited(job, snapshot, level, /*corrected=*/false).bits_per_key) *
+      tree.keys[slot];
+  return plan - held;
+}
+
+FilterChoice LevelAwareAllocator::FitToLimit(const JobView& job,
+                                             const FilterChoice& choice,
+                                             int64_t table_keys,
+                                             int level) const {
+  if (ledger_ == nullptr || IsNoFilter(choice)) return choice;
+  const std::shared_ptr<ColumnFamilyTree>& cf = job.column_family;
+  const int64_t to_write = cf->KeysToWrite(job.job_id);
+  const double keys =
+      static_cast<double>(to_write >= 0 ? to_write : table_keys);
+  // A compaction below L0 leaves L0 what the rule plans for it and its
+  // files do not hold: the flushes to come get their filters first, and
+  // while the live filters are over the limit (a tree grown since they
+  // were built) the rewrites give way.
+  int64_t flush_room = 0;
+  const TreeSnapshot snapshot = cf->Snapshot();
+  if (level > 0) {
+    flush_room =
+        static_cast<int64_t>(std::max(0.0, PlanLeft(job, snapshot, 0)) / 8);
+  }
+  // What is free under the limit, for this table's keys: the hard stop.
+  double free_bits = ledger_->FreeBitsPerKey(job, table_keys, flush_room);
+  if (level >= 0 && keys > 0) {
+    // And no more than its level's plan left: a level takes no other
+    // level's share (the bottom's rewrites do not take the base level's).
+    free_bits = std::min(free_bits,
+                         std::max(0.0, PlanLeft(job, snapshot, level)) / keys);
+  }
+  // A filter's size strays from its nominal bits/key by under 1% (a
+  // Ribbon sized for its keys, a cuckoo retry): 1% is kept for that.
+  constexpr double kSizeMargin = 1.01;
+  if (free_bits >= choice.bits_per_key * kSizeMargin) return choice;
+  if (free_bits < kFewestUsefulBitsPerKey * kSizeMargin) {
+    FilterChoice none;
+    none.bits_per_key = 0;
+    none.fpr = 1;
+    return none;
+  }
+  return Shifted(choice, free_bits / kSizeMargin - choice.bits_per_key);
+}
+
+// Needs limit_mutex_; `trees` are those of `served`, with their probes.
+void LevelAwareAllocator::AllocateJointly(
+    std::vector<Tree>& trees, const std::vector<Served*>& served_records,
+    double average) const {
   // Each column family's weight: its sampled probes (decayed epochs and the
   // current one). One whose files no learning builder made yet (none
   // sampled) weighs as the mean of the others; one sampled but quiet at
@@ -545,13 +603,14 @@ void LevelAwareAllocator::AllocateJointly(std::vector<Tree>& trees,
   double sum = 0, busiest = 0;
   int rated = 0;
   for (size_t p = 0; p < trees.size(); ++p) {
-    const std::shared_ptr<ColumnFamilyTree> cf = served_[p].cf.lock();
+    const std::shared_ptr<ColumnFamilyTree> cf = served_records[p]->cf.lock();
     if (cf == nullptr || !cf->workload().HasSampledKeys()) {
       rates[p] = -1;
       continue;
     }
-    rates[p] = served_[p].rate +
-               static_cast<double>(cf->samples() - served_[p].epoch_samples);
+    rates[p] =
+        served_records[p]->rate +
+        static_cast<double>(cf->samples() - served_records[p]->epoch_samples);
     sum += rates[p];
     busiest = std::max(busiest, rates[p]);
     ++rated;
@@ -603,7 +662,7 @@ void LevelAwareAllocator::AllocateJointly(std::vector<Tree>& trees,
   double kept_share = 1;
   for (size_t k : order) {
     const Slot& slot = slots[k];
-    const bool was_dropped = served_[slot.part].dropped[slot.level];
+    const bool was_dropped = served_records[slot.part]->dropped[slot.level];
     const double needed =
         was_dropped ? kRestoreBitsPerKey : kFewestUsefulBitsPerKey;
     if (average >= needed * kept_share) break;
@@ -619,11 +678,12 @@ void LevelAwareAllocator::AllocateJointly(std::vector<Tree>& trees,
   }
   LevelAllocation allocation;
   if (!loads.empty()) Allocate(loads, average / kept_share, &allocation);
+
   FilterChoice none;
   none.bits_per_key = 0;
   none.fpr = 1;
   for (size_t p = 0; p < trees.size(); ++p) {
-    Served& served = served_[p];
+    Served& served = *served_records[p];
     served.levels = trees[p].levels;
     served.shares.clear();
     for (double k : trees[p].keys) served.shares.push_back(k / total_keys);
@@ -635,7 +695,7 @@ void LevelAwareAllocator::AllocateJointly(std::vector<Tree>& trees,
   }
   size_t next = 0;
   for (size_t s = 0; s < slots.size(); ++s) {
-    Served& served = served_[slots[s].part];
+    Served& served = (*served_records[slots[s].part]);
     if (!kept[s]) {
       served.dropped[slots[s].level] = true;
       continue;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,6 +17,7 @@
 #include "job_handoff.h"
 #include "level_aware_tree.h"
 #include "level_cost_model.h"
+#include "memory_ledger.h"
 #include "sstfilter/level_allocation.h"
 
 namespace sstfilter::rocksdb_plugin {
@@ -72,6 +74,19 @@ class LevelAwareAllocator {
   // prints beside what the files hold.
   std::vector<FilterChoice> RuleByLevel(const TreeSnapshot& snapshot) const;
 
+  // Under a memory limit: `choice` for a new table of `job` (about
+  // `table_keys` keys if a flush) as what the limit leaves allows
+  // (MemoryLedger::FreeBitsPerKey) and, at a `level` of a leveled tree
+  // (else -1), what the rule plans for the level less what the level
+  // holds: itself, fewer bits of its kind, or no filter below
+  // kFewestUsefulBitsPerKey.
+  FilterChoice FitToLimit(const JobView& job, const FilterChoice& choice,
+                          int64_t table_keys, int level) const;
+
+  // Under a memory limit, its ledger (memory_ledger.h), which the
+  // learning builder fits each filter block to; else null.
+  const std::shared_ptr<MemoryLedger>& ledger() const { return ledger_; }
+
   // `choice` moved by `delta_bits` bits/key within its kind: exactly for
   // kinds of any size (BlockedBloom, and RocksDB's by their policy's
   // bits), to the nearest size for Cuckoo; within [1, MaxBitsPerKey()].
@@ -90,9 +105,16 @@ class LevelAwareAllocator {
   FilterChoice Rule(const TreeSnapshot& snapshot, bool no_bottom_filters,
                     const LevelWorkload* workload, int level,
                     PolicyState* cache) const;
+  // The rule under a limit; `corrected`: moved by the account's
+  // correction (a new table's choice), else the allocation's (a level's
+  // plan).
   FilterChoice Limited(const JobView& job, const TreeSnapshot& snapshot,
-                       int level) const;
-  void AllocateJointly(std::vector<Tree>& trees, double average) const;
+                       int level, bool corrected = true) const;
+  double PlanLeft(const JobView& job, const TreeSnapshot& snapshot,
+                  int level) const;
+  void AllocateJointly(std::vector<Tree>& trees,
+                       const std::vector<Served*>& served_records,
+                       double average) const;
   // The allocation of `tree` at `average`, kept in `state` (under its
   // mutex) while the rounded inputs stay the same.
   const LevelAllocation& AllocationOf(const Tree& tree, double average,
@@ -109,11 +131,13 @@ class LevelAwareAllocator {
   mutable std::mutex model_mutex_;
   mutable std::vector<LevelAllocation> model_allocations_ =
       std::vector<LevelAllocation>(kMaxLevels + 1);
-  // Under a memory limit: the column families served and their joint
-  // allocation.
+  // Under a memory limit: its ledger, and the column families served
+  // with their joint allocation, by owner.
+  const std::shared_ptr<MemoryLedger> ledger_;
   mutable std::mutex limit_mutex_;
-  mutable std::vector<Served> served_;
-  mutable std::vector<std::weak_ptr<DbState>> served_dbs_;
+  mutable std::map<std::weak_ptr<ColumnFamilyTree>, Served,
+                   std::owner_less<std::weak_ptr<ColumnFamilyTree>>>
+      served_;
   mutable MemoryAccount limit_account_;
   mutable double joint_average_ = -1;  // of the last joint allocation
 };

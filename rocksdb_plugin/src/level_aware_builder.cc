@@ -58,6 +58,7 @@ class NoFilterBuilder final : public BitsBuilder {
   double EstimatedFpRate(size_t /*num_entries*/, size_t /*bytes*/) override {
     return 1;
   }
+  void CapFilterBytes(size_t /*bytes*/) override {}
 
  private:
   size_t keys_ = 0;
@@ -92,18 +93,28 @@ class LearningBuilder final : public BitsBuilder {
     return chosen != nullptr ? chosen->EstimateEntriesAdded() : 0;
   }
   Slice Finish(std::unique_ptr<const char[]>* buf) override {
-    FilterBitsBuilder* builder = Chosen();
-    const size_t keys = builder->EstimateEntriesAdded();
-    return Registered(builder->Finish(buf), keys);
+    // The keys added, whatever the limit leaves the block: a file without
+    // a filter is still sampled.
+    const size_t keys = Chosen()->EstimateEntriesAdded();
+    FilterBitsBuilder* builder = finished_ = Fitted();
+    return Registered(Settled(builder->Finish(buf)), keys);
   }
   Slice Finish(std::unique_ptr<const char[]>* buf,
                RocksStatus* status) override {
-    FilterBitsBuilder* builder = Chosen();
-    const size_t keys = builder->EstimateEntriesAdded();
-    return Registered(builder->Finish(buf, status), keys);
+    // The keys added, whatever the limit leaves the block: a file without
+    // a filter is still sampled.
+    const size_t keys = Chosen()->EstimateEntriesAdded();
+    FilterBitsBuilder* builder = finished_ = Fitted();
+    return Registered(Settled(builder->Finish(buf, status)), keys);
+  }
+  void CapFilterBytes(size_t bytes) override {
+    if (chosen_ != nullptr && chosen_is_ours_) {
+      static_cast<BitsBuilder*>(chosen_.get())->CapFilterBytes(bytes);
+    }
   }
   RocksStatus MaybePostVerify(const Slice& filter_content) override {
-    return Chosen()->MaybePostVerify(filter_content);
+    return finished_ != nullptr ? finished_->MaybePostVerify(filter_content)
+                                : Chosen()->MaybePostVerify(filter_content);
   }
   // Asked before the first key (a partitioned filter sizes its partitions
   // in its constructor): answered by a builder of the level's filter made
@@ -155,6 +166,7 @@ class LearningBuilder final : public BitsBuilder {
                                 LevelWorkload::kBuckets - 1);
       choice = build_.choose(first, last);
     }
+    if (build_.fit) choice = build_.fit(choice);
     Make(choice);
   }
   FilterBitsBuilder* NewBuilder(const FilterChoice& choice, bool* ours) {
@@ -167,7 +179,9 @@ class LearningBuilder final : public BitsBuilder {
   void Make(const FilterChoice& choice) {
     chosen_.reset(NewBuilder(choice, &chosen_is_ours_));
     chosen_no_filter_ = IsNoFilter(choice);
+    chosen_kind_ = choice.kind;
     active_.store(chosen_.get(), std::memory_order_release);
+    if (!build_.learn) return;
     record_ = NewTableRecord(
         build_.column_family, build_.level,
         LevelWorkload::AbsentWeight(chosen_no_filter_ ? 0 : choice.fpr),
@@ -196,10 +210,61 @@ class LearningBuilder final : public BitsBuilder {
     return {sizing_.get(), sizing_is_ours_, IsNoFilter(build_.level_choice)};
   }
 
+  // Under a memory limit, the builder that finishes this block, with the
+  // bytes it takes reserved (memory_ledger.h): the chosen one if its block
+  // fits what the limit leaves, else, for this library's kinds, the chosen
+  // one capped to the bytes free if they give at least 1.5 bits/key, else
+  // one that writes no filter (the chosen one's keys are dropped).
+  FilterBitsBuilder* Fitted() {
+    FilterBitsBuilder* builder = Chosen();
+    if (build_.ledger == nullptr || chosen_no_filter_) return builder;
+    const size_t keys = builder->EstimateEntriesAdded();
+    if (keys == 0) return builder;
+    size_t wanted =
+        chosen_is_ours_
+            ? static_cast<BitsBuilder*>(builder)->CalculateSpace(keys)
+            : rocksdb_compat::BuiltinCalculateSpace(builder, keys);
+    if (chosen_kind_ == FilterKind::kCuckoo) {
+      wanted += wanted / 64;  // a build that retries is ~1% larger
+    }
+    // A BlockedBloom of 1.5 bits/key, at least a line (blocked_bloom.h).
+    size_t least = chosen_is_ours_ ? 64 + 28 + (keys * 3 + 15) / 16 : wanted;
+    // A partitioned filter's index, written with the file, takes an entry
+    // per partition: a separator key (at most the last key) and a block
+    // handle. It is reserved with each block (and released with the
+    // block's reservation when the file joins its tree).
+    index_entry_ = last_key_.size() + 24;
+    wanted += index_entry_;
+    least += index_entry_;
+    const uint64_t granted = build_.ledger->Reserve(build_.job, wanted, least);
+    fitting_ = true;
+    if (granted >= wanted) return builder;
+    if (granted > 0 && chosen_is_ours_) {
+      static_cast<BitsBuilder*>(builder)->CapFilterBytes(granted -
+                                                         index_entry_);
+      return builder;
+    }
+    // No filter: the keys added go with a block of the chosen builder's
+    // that is dropped (the smallest, for ours).
+    if (chosen_is_ours_) static_cast<BitsBuilder*>(builder)->CapFilterBytes(0);
+    std::unique_ptr<const char[]> dropped;
+    const Slice dropped_block = builder->Finish(&dropped);
+    builder->MaybePostVerify(dropped_block).PermitUncheckedError();
+    if (no_filter_ == nullptr) no_filter_ = std::make_unique<NoFilterBuilder>();
+    return no_filter_.get();
+  }
+  Slice Settled(Slice block) {
+    if (fitting_) build_.ledger->Settle(block.size() + index_entry_);
+    fitting_ = false;
+    return block;
+  }
+
   // Indexes a finished block (a partition, or the file's one filter) for
   // the readers, and leaves the file's record for the listener.
   Slice Registered(Slice block, size_t keys) {
-    if (block.size() == 0 || keys == 0 || !seen_key_) return block;
+    if (!build_.learn || block.size() == 0 || keys == 0 || !seen_key_) {
+      return block;
+    }
     LevelWorkload& workload = build_.column_family->workload();
     workload.ObserveKeyRange(first_key_, last_key_);
     record_->keys += static_cast<int64_t>(keys);
@@ -217,11 +282,16 @@ class LearningBuilder final : public BitsBuilder {
   std::atomic<FilterBitsBuilder*> active_{nullptr};  // chosen_, once made
   bool chosen_is_ours_ = false;
   bool chosen_no_filter_ = false;
+  FilterKind chosen_kind_ = FilterKind::kBlockedBloom;
   std::unique_ptr<FilterBitsBuilder> sizing_;  // before the first key
   bool sizing_is_ours_ = false;
   bool seen_key_ = false;
   std::shared_ptr<TableRecord> record_;
   std::string first_key_, last_key_;
+  bool fitting_ = false;                   // a block is reserved
+  FilterBitsBuilder* finished_ = nullptr;  // of the last block
+  size_t index_entry_ = 0;  // reserved with each block for the index
+  std::unique_ptr<NoFilterBuilder> no_filter_;  // a block the limit left none
 };
 
 }  // namespace

@@ -1,4 +1,5 @@
-// The builder of an SST file LevelAware learns from: it picks the file's
+// The builder of an SST file LevelAware learns from (or, under a memory
+// limit, holds to it): it picks the file's
 // filter at its first key (its level's, or, once the level is learned, the
 // one its key range's absent probes call for), feeds every key straight
 // to that filter's builder (no key is kept), and makes the file's record
@@ -18,7 +19,9 @@
 #include <memory>
 
 #include "filter_bits.h"
+#include "job_handoff.h"
 #include "level_aware_tree.h"
+#include "memory_ledger.h"
 #include "sstfilter/level_allocation.h"
 
 namespace sstfilter::rocksdb_plugin {
@@ -39,6 +42,17 @@ struct TableBuild {
       make;
   // The file's filter for the key buckets it spans; null: the level's.
   std::function<FilterChoice(int first_bucket, int last_bucket)> choose;
+  // Whether the file's record is made and its blocks indexed for the
+  // readers to sample (learn=true).
+  bool learn = true;
+  // Under a memory limit: its ledger and the job (memory_ledger.h). Each
+  // block is fitted at its Finish to what the limit leaves: whole, a
+  // BlockedBloom of the bytes free (this library's kinds), or none.
+  std::shared_ptr<MemoryLedger> ledger;
+  JobView job;
+  // Under a memory limit, the file's choice as what the limit leaves free
+  // allows (made at its first key, after `choose`).
+  std::function<FilterChoice(const FilterChoice&)> fit;
 };
 
 BitsBuilder* NewLearningBuilder(TableBuild build);

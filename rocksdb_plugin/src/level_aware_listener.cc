@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "job_handoff.h"
+#include "memory_ledger.h"
 #include "policies.h"
 #include "rocksdb/metadata.h"
 #include "rocksdb/options.h"
@@ -40,9 +41,13 @@ uint64_t FileNumberOf(const std::string& path) {
 
 // A file of the tree from its own table properties.
 TreeFile FileOf(uint64_t number, int level, const TableProperties& p) {
-  return {number, level, static_cast<int64_t>(p.num_entries),
-          static_cast<int64_t>(p.num_filter_entries),
-          static_cast<int64_t>(p.filter_size)};
+  return {
+      number,
+      level,
+      static_cast<int64_t>(p.num_entries),
+      static_cast<int64_t>(p.num_filter_entries),
+      static_cast<int64_t>(p.filter_size),
+      !p.filter_policy_name.empty() && p.filter_policy_name != kLevelAwareName};
 }
 
 std::string SessionOf(DB* db) {
@@ -281,9 +286,9 @@ void LevelAwareListener::OnCompactionCompleted(
     if (p == info.table_properties.end() || p->second == nullptr) continue;
     if (output.level >= deepest && output.level > 0 &&
         p->second->num_entries > 0) {
-      cf->SawBottomTable(
-          output.level,
-          static_cast<int64_t>(p->second->filter_size) > kNoFilterBytes);
+      // Without a filter block at all: RocksDB built none (a block
+      // without a filter, LevelAware's under a memory limit, has 13 bytes).
+      cf->SawBottomTable(p->second->filter_size > 0);
     }
   }
   cf->EndCompaction(info.job_id, info.status.ok(), moved);
@@ -294,6 +299,14 @@ void LevelAwareListener::OnCompactionCompleted(
 // reports no beginning or end of), with its own properties and, if
 // LevelAware learns from it, its record.
 void LevelAwareListener::OnTableFileCreated(
+    const ROCKSDB_NAMESPACE::TableFileCreationInfo& info) {
+  AddCreated(info);
+  // The file's filter now counts in its tree: the memory limit's
+  // reservation for it ends (memory_ledger.h).
+  ReleaseReservations();
+}
+
+void LevelAwareListener::AddCreated(
     const ROCKSDB_NAMESPACE::TableFileCreationInfo& info) {
   std::shared_ptr<TableRecord> record = TakeBuiltTable();
   const uint64_t number = FileNumberOf(info.file_path);

@@ -82,6 +82,7 @@ class LevelAwareListener final : public ROCKSDB_NAMESPACE::EventListener {
   std::shared_ptr<DbState> Watch(ROCKSDB_NAMESPACE::DB* db);
   std::shared_ptr<DbState> FindByName(const std::string& db_name) const;
   void Sweep();  // needs mutex_
+  void AddCreated(const ROCKSDB_NAMESPACE::TableFileCreationInfo& info);
   std::shared_ptr<ColumnFamilyTree> Watching(DbState& state,
                                              const std::string& name,
                                              int64_t id);

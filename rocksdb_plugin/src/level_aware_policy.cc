@@ -146,7 +146,15 @@ class LevelAwarePolicy : public PolicyBase {
   FilterBitsBuilder* GetBuilderWithContext(
       const FilterBuildingContext& context) const override {
     const int level = TreeLevel(context);
-    if (level < 0) return Make(allocator_.Uniform(), context, level);
+    if (level < 0) {
+      // Universal, FIFO and a table of no level: the one-level filter,
+      // under a memory limit held to what is free like any table's.
+      const JobView job =
+          allocator_.ledger() != nullptr ? JobOf(context) : JobView();
+      return job.column_family != nullptr
+                 ? LimitedUniform(job, context)
+                 : Make(allocator_.Uniform(), context, level);
+    }
     const JobView job = JobOf(context);
     if (job.column_family == nullptr) {
       // (A recovery flush at DB::Open comes before any listener callback.)
@@ -162,7 +170,6 @@ class LevelAwarePolicy : public PolicyBase {
     cf.SetNumLevels(context.num_levels);
     if (settings_.learn) cf.MaybeRefresh();
     const FilterChoice choice = allocator_.ChoiceFor(job, level);
-    cf.SetNoFilter(level, IsNoFilter(choice));
     if (IsNoFilter(choice)) TellNoFilter(context, cf, level);
     // The keys a file of the level holds, about (RocksDB sizes Ribbon by
     // them).
@@ -170,7 +177,7 @@ class LevelAwarePolicy : public PolicyBase {
     const int64_t table_keys = level == 0     ? cf.Snapshot().flush_keys
                                : at.files > 0 ? at.keys / at.files
                                               : 0;
-    if (!settings_.learn) {
+    if (!settings_.learn && allocator_.ledger() == nullptr) {
       // RocksDB builds no filter where the policy gives no builder.
       return IsNoFilter(choice) ? nullptr
                                 : Make(choice, context, level, table_keys);
@@ -179,6 +186,14 @@ class LevelAwarePolicy : public PolicyBase {
     build.column_family = job.column_family;
     build.level = level;
     build.level_choice = choice;
+    build.learn = settings_.learn;
+    build.ledger = allocator_.ledger();
+    build.job = job;
+    if (build.ledger != nullptr) {
+      build.fit = [this, job, table_keys, level](const FilterChoice& c) {
+        return allocator_.FitToLimit(job, c, table_keys, level);
+      };
+    }
     const int64_t files = std::max<int64_t>(at.files, 1);
     build.span_buckets =
         static_cast<int>((LevelWorkload::kBuckets + files - 1) / files);
@@ -190,7 +205,8 @@ class LevelAwarePolicy : public PolicyBase {
     };
     const LevelWorkload* workload = &cf.workload();
     const KindModel* kind = allocator_.KindOf(choice.kind);
-    if (kind != nullptr && workload->LearnedLevels()[level]) {
+    if (settings_.learn && kind != nullptr &&
+        workload->LearnedLevels()[level]) {
       // What the readers saw of this level's key ranges sizes the file.
       const double max_bits = allocator_.MaxBitsPerKey();
       build.choose = [workload, kind, choice, level, max_bits](int first,
@@ -213,6 +229,28 @@ class LevelAwarePolicy : public PolicyBase {
   static bool IsRocksdbKind(FilterKind kind) {
     return kind == FilterKind::kFastLocalBloom ||
            kind == FilterKind::kRibbon128;
+  }
+
+  // Under a memory limit, the one-level filter of a table of `job` with
+  // no level of a leveled tree, held to what the limit leaves free
+  // (nothing is learned of it).
+  FilterBitsBuilder* LimitedUniform(
+      const JobView& job, const FilterBuildingContext& context) const {
+    TableBuild build;
+    build.column_family = job.column_family;
+    build.level_choice = allocator_.Uniform();
+    build.learn = false;
+    build.ledger = allocator_.ledger();
+    build.job = job;
+    const int64_t flush_keys = job.column_family->Snapshot().flush_keys;
+    build.fit = [this, job, flush_keys](const FilterChoice& c) {
+      return allocator_.FitToLimit(job, c, flush_keys, /*level=*/-1);
+    };
+    build.make = [this, context](const FilterChoice& c, bool* ours) {
+      *ours = !IsRocksdbKind(c.kind);
+      return Make(c, context, -1);
+    };
+    return NewLearningBuilder(std::move(build));
   }
 
   // The table's level in a leveled tree (TableLevel, with a flush in L0),

@@ -21,6 +21,7 @@ TreeSnapshot ColumnFamilyTree::Snapshot() const {
   std::lock_guard<std::mutex> lock(mutex_);
   snapshot.levels = totals_;
   snapshot.keys_built = keys_built_;
+  snapshot.l0_runs = l0_runs_;
   return snapshot;
 }
 
@@ -39,6 +40,9 @@ void ColumnFamilyTree::Count(const File& file, int sign) {
   LevelTotals& level = totals_[ClampLevel(file.file.level)];
   const int64_t keys = KeysOf(file.file);
   level.files += sign;
+  if (file.file.level == 0 && !l0_compacted_) {
+    l0_runs_ = std::max(l0_runs_, level.files);
+  }
   level.entries += sign * file.file.entries;
   level.keys += sign * keys;
   if (!file.file.known()) {
@@ -49,6 +53,15 @@ void ColumnFamilyTree::Count(const File& file, int sign) {
   } else {
     level.unfiltered_bits += sign * file.file.filter_bytes * 8;
   }
+}
+
+void ColumnFamilyTree::Hold(const TreeFile& file, int sign) {
+  if (file.known()) {
+    held_.bytes += sign * file.filter_bytes;
+  } else {
+    held_.unknown_entries += sign * file.entries;
+  }
+  if (file.other_policy) other_policy_files_ += sign;
 }
 
 void ColumnFamilyTree::Sample(const File& file, int sign) {
@@ -85,13 +98,26 @@ void ColumnFamilyTree::AddLocked(const TreeFile& listed,
     Incoming(running->second, 0, KeysOf(file.file));
   }
   Count(file, +1);
+  Hold(file.file, +1);
   files_.emplace(listed.number, std::move(file));
 }
 
-void ColumnFamilyTree::RemoveLocked(uint64_t number) {
+void ColumnFamilyTree::RemoveLocked(uint64_t number, bool deleted) {
   auto found = files_.find(number);
-  if (found == files_.end()) return;
+  if (found == files_.end()) {
+    auto retired = retired_.find(number);
+    if (deleted && retired != retired_.end()) {
+      Hold(retired->second, -1);
+      retired_.erase(retired);
+    }
+    return;
+  }
   File& file = found->second;
+  if (deleted) {
+    Hold(file.file, -1);
+  } else {
+    retired_[number] = file.file;
+  }
   if (file.job < 0) {
     Count(file, -1);
   } else {
@@ -100,6 +126,10 @@ void ColumnFamilyTree::RemoveLocked(uint64_t number) {
     auto running = running_.find(file.job);
     if (running != running_.end()) {
       Incoming(running->second, -KeysOf(file.file), 0);
+      if (deleted) {
+        running->second.input_bytes -=
+            std::max<int64_t>(0, file.file.filter_bytes);
+      }
     }
   }
   if (file.record != nullptr) {
@@ -133,8 +163,10 @@ void ColumnFamilyTree::SetPropertiesLocked(uint64_t number, int64_t keys,
   auto running = running_.find(file.job);
   const int64_t old_keys = KeysOf(file.file);
   if (running == running_.end()) Count(file, -1);
+  Hold(file.file, -1);
   file.file.keys = keys;
   file.file.filter_bytes = filter_bytes;
+  Hold(file.file, +1);
   if (running == running_.end()) {
     Count(file, +1);
   } else {
@@ -149,6 +181,12 @@ void ColumnFamilyTree::BeginLocked(int job_id,
   Running& running = running_[job_id];
   running.output_level = ClampLevel(output_level);
   running.journaled = reading_ > 0;
+  int64_t l0_inputs = 0;
+  for (const TreeFile& input : inputs) l0_inputs += input.level == 0 ? 1 : 0;
+  if (l0_inputs > 0) {
+    l0_runs_ = l0_inputs;
+    l0_compacted_ = true;
+  }
   for (const TreeFile& input : inputs) {
     if (input.known()) {
       SetPropertiesLocked(input.number, input.keys, input.filter_bytes);
@@ -159,6 +197,7 @@ void ColumnFamilyTree::BeginLocked(int job_id,
     Count(file, -1);
     file.job = job_id;
     Incoming(running, KeysOf(file.file), 0);
+    running.input_bytes += std::max<int64_t>(0, file.file.filter_bytes);
     running.inputs.push_back(input.number);
   }
 }
@@ -179,7 +218,8 @@ void ColumnFamilyTree::EndLocked(int job_id, bool done,
     file.job = -1;
     if (done && kept == moved.end()) {
       Count(file, +1);
-      RemoveLocked(number);  // gone from the tree (RocksDB deletes it later)
+      // Gone from the tree; its filter is held until RocksDB deletes it.
+      RemoveLocked(number, /*deleted=*/false);
       continue;
     }
     if (done) {
@@ -200,7 +240,7 @@ void ColumnFamilyTree::Apply(Edit edit) {
       AddLocked(edit.file, std::move(edit.record), edit.job_id);
       break;
     case Edit::kRemove:
-      RemoveLocked(edit.file.number);
+      RemoveLocked(edit.file.number, /*deleted=*/true);
       break;
     case Edit::kMove:
       MoveLocked(edit.file.number, edit.file.level);
@@ -275,7 +315,7 @@ void ColumnFamilyTree::EndCompaction(int job_id, bool done,
 
 bool ColumnFamilyTree::Empty() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return files_.empty() && running_.empty();
+  return files_.empty() && retired_.empty() && running_.empty();
 }
 
 int ColumnFamilyTree::OutputLevelOf(int job_id) const {
@@ -304,6 +344,7 @@ void ColumnFamilyTree::Replace(const std::vector<TreeFile>& listed) {
       if (!file.file.known() && old->second.file.known()) {
         file.file.keys = old->second.file.keys;
         file.file.filter_bytes = old->second.file.filter_bytes;
+        file.file.other_policy = old->second.file.other_policy;
       }
       Sample(old->second, -1);  // counted again below, at its listed level
       file.record = std::move(old->second.record);
@@ -312,12 +353,22 @@ void ColumnFamilyTree::Replace(const std::vector<TreeFile>& listed) {
     kept.emplace(item.number, std::move(file));
   }
   for (auto& [number, gone] : files_) {
+    // Not listed: replaced, if not deleted yet (a deletion reported since
+    // BeginRead is in the journal).
+    retired_[number] = gone.file;
     if (gone.record == nullptr) continue;
     Sample(gone, -1);
     gone.record->set_live(false);
     BlockIndex::Get().Remove(*gone.record);
   }
   files_ = std::move(kept);
+  held_ = {};
+  other_policy_files_ = 0;
+  for (const auto& [number, file] : files_) {
+    retired_.erase(number);
+    Hold(file.file, +1);
+  }
+  for (const auto& [number, file] : retired_) Hold(file, +1);
   std::map<int, Running> running = std::move(running_);
   running_.clear();
   totals_ = {};
@@ -347,22 +398,8 @@ void ColumnFamilyTree::Replace(const std::vector<TreeFile>& listed) {
   for (Edit& edit : journal) Apply(std::move(edit));
 }
 
-void ColumnFamilyTree::SawBottomTable(int level, bool has_filter) {
-  if (!has_filter &&
-      (no_filter_levels_.load(std::memory_order_relaxed) >> ClampLevel(level)) &
-          1) {
-    return;
-  }
-  no_bottom_filters_.store(!has_filter, std::memory_order_relaxed);
-}
-
-void ColumnFamilyTree::SetNoFilter(int level, bool none) {
-  const uint32_t bit = uint32_t{1} << ClampLevel(level);
-  if (none) {
-    no_filter_levels_.fetch_or(bit, std::memory_order_relaxed);
-  } else {
-    no_filter_levels_.fetch_and(~bit, std::memory_order_relaxed);
-  }
+void ColumnFamilyTree::SawBottomTable(bool has_filter_block) {
+  no_bottom_filters_.store(!has_filter_block, std::memory_order_relaxed);
 }
 
 std::shared_ptr<PolicyState> ColumnFamilyTree::PolicyStateFor(
@@ -377,13 +414,43 @@ std::shared_ptr<PolicyState> ColumnFamilyTree::PolicyStateFor(
   return policies_[settings_key] = std::make_shared<PolicyState>();
 }
 
-bool ColumnFamilyTree::BuiltByAnotherPolicy(
-    const std::string& settings_key) const {
+HeldFilters ColumnFamilyTree::Held() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (const auto& [key, state] : policies_) {
-    if (key != settings_key) return true;
+  return held_;
+}
+
+int64_t ColumnFamilyTree::Replaceable(int job_id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = running_.find(job_id);
+  return found == running_.end() ? 0 : found->second.input_bytes;
+}
+
+int64_t ColumnFamilyTree::KeysToWrite(int job_id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = running_.find(job_id);
+  if (found == running_.end()) return -1;
+  return std::max<int64_t>(
+      0, found->second.input_keys - found->second.output_keys);
+}
+
+void ColumnFamilyTree::MarkBuiltBy(uint64_t owner) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // A column family meets a new policy object only through SetOptions or
+  // a reopen: the last few are kept.
+  constexpr size_t kMaxOwners = 4;
+  if (std::find(owners_.begin(), owners_.end(), owner) != owners_.end()) {
+    return;
   }
-  return false;
+  if (owners_.size() >= kMaxOwners) owners_.erase(owners_.begin());
+  owners_.push_back(owner);
+}
+
+bool ColumnFamilyTree::OfAnotherPolicy(uint64_t owner) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (std::find(owners_.begin(), owners_.end(), owner) != owners_.end()) {
+    return false;
+  }
+  return !owners_.empty() || other_policy_files_ > 0;
 }
 
 std::shared_ptr<ColumnFamilyTree> DbState::ColumnFamily(const std::string& name,

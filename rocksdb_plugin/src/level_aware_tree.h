@@ -66,6 +66,11 @@ using TreeTotals = std::array<LevelTotals, kMaxLevels>;
 struct TreeSnapshot {
   TreeTotals levels{};
   int64_t flush_keys = 0;  // keys of the last flush (L0's run to come)
+  // The files L0 holds when it is compacted: as many as the last
+  // compaction of L0 took (about level0_file_num_compaction_trigger), or,
+  // before one, the most it held. The flushes to come before L0 is
+  // compacted are this less what it holds.
+  int64_t l0_runs = 0;
   // Keys added to files that joined the tree, ever: a memory limit's
   // account's clock.
   int64_t keys_built = 0;
@@ -78,7 +83,15 @@ struct TreeFile {
   int64_t entries = 0;
   int64_t keys = -1;          // num_filter_entries
   int64_t filter_bytes = -1;  // filter_size
+  // Its filter_policy_name names a policy other than LevelAware.
+  bool other_policy = false;
   bool known() const { return keys >= 0 && filter_bytes >= 0; }
+};
+
+// The filter memory a column family's files hold (ColumnFamilyTree::Held).
+struct HeldFilters {
+  int64_t bytes = 0;            // of the files whose properties are known
+  int64_t unknown_entries = 0;  // of those whose properties are not
 };
 
 // What one LevelAware policy keeps per column family (by its settings): a
@@ -141,13 +154,12 @@ class ColumnFamilyTree {
   }
   // Whether RocksDB builds no filter for the bottom
   // (optimize_filters_for_hits): seen in the files a compaction wrote at
-  // the bottom, which then have none, unless the policy gave that level
-  // none itself (a memory limit).
+  // the bottom, which then have no filter block at all (where a memory
+  // limit leaves a file no filter, LevelAware writes a block that says so).
   bool no_bottom_filters() const {
     return no_bottom_filters_.load(std::memory_order_relaxed);
   }
-  void SawBottomTable(int level, bool has_filter);
-  void SetNoFilter(int level, bool none);
+  void SawBottomTable(bool has_filter_block);
   // RocksDB's num_levels, as the last table built for it said (0: none).
   int num_levels() const { return num_levels_.load(std::memory_order_relaxed); }
   void SetNumLevels(int n) { num_levels_.store(n, std::memory_order_relaxed); }
@@ -158,10 +170,23 @@ class ColumnFamilyTree {
 
   // What the policy of `settings_key` keeps here (made on first use).
   std::shared_ptr<PolicyState> PolicyStateFor(const std::string& settings_key);
-  // Whether a policy other than that of `settings_key` built files here
-  // since the DB opened (a column family that built none is taken to be
-  // of any policy that asks).
-  bool BuiltByAnotherPolicy(const std::string& settings_key) const;
+  // A memory limit's view (memory_ledger.h). Held: the filters of every
+  // file from its creation (or first listing) until RocksDB reports it
+  // deleted, the inputs of running compactions and the files a finished
+  // one replaced included. Replaceable: the filter bytes of running
+  // compaction `job_id`'s inputs not deleted yet, which leave when it
+  // ends.
+  HeldFilters Held() const;
+  int64_t Replaceable(int job_id) const;
+  // The keys running compaction `job_id` has still to write (its inputs'
+  // less its outputs' so far, at least 0), or -1 if none runs.
+  int64_t KeysToWrite(int job_id) const;
+  // Policy object `owner` builds this column family's tables (MarkBuiltBy);
+  // whether another one did since the DB opened, or a live file names a
+  // filter policy other than LevelAware (a column family that shows
+  // neither is taken to be of any LevelAware that asks).
+  void MarkBuiltBy(uint64_t owner);
+  bool OfAnotherPolicy(uint64_t owner) const;
 
   // Whether the LOG lines about this column family were written.
   std::atomic<bool> logged{false};
@@ -178,7 +203,8 @@ class ColumnFamilyTree {
     std::vector<uint64_t> inputs;
     int64_t input_keys = 0;
     int64_t output_keys = 0;  // of the files it wrote so far
-    bool journaled = false;  // began while the first read listed files
+    int64_t input_bytes = 0;  // its inputs' filters not deleted yet
+    bool journaled = false;   // began while the first read listed files
   };
   // An edit made while the first read lists the files.
   struct Edit {
@@ -190,15 +216,19 @@ class ColumnFamilyTree {
     bool done = false;
   };
 
-  void Count(const File& file, int sign);   // into totals_
-  void Sample(const File& file, int sign);  // the record's keys
-  void Commit(Edit edit);                   // needs mutex_
-  void Apply(Edit edit);                    // needs mutex_
+  void Count(const File& file, int sign);     // into totals_
+  void Hold(const TreeFile& file, int sign);  // into held_
+  void Sample(const File& file, int sign);    // the record's keys
+  void Commit(Edit edit);                     // needs mutex_
+  void Apply(Edit edit);                      // needs mutex_
   void AddLocked(const TreeFile& file, std::shared_ptr<TableRecord> record,
                  int job_id);
   // Moves `job`'s keys in and out, and the incoming keys of its level.
   void Incoming(Running& job, int64_t input_keys, int64_t output_keys);
-  void RemoveLocked(uint64_t number);
+  // A file leaves the tree; `deleted`: RocksDB deleted it (it leaves
+  // held_ too), else a finished compaction replaced it (it stays in
+  // held_, as retired_, until deleted).
+  void RemoveLocked(uint64_t number, bool deleted);
   void MoveLocked(uint64_t number, int level);
   void SetPropertiesLocked(uint64_t number, int64_t keys, int64_t filter_bytes);
   void BeginLocked(int job_id, const std::vector<TreeFile>& inputs,
@@ -210,13 +240,18 @@ class ColumnFamilyTree {
   LevelWorkload workload_;
   std::atomic<int64_t> flush_keys_{0};
   std::atomic<bool> no_bottom_filters_{false};
-  std::atomic<uint32_t> no_filter_levels_{0};  // SetNoFilter, by level
   std::atomic<uint64_t> samples_{0};
   std::atomic<int> num_levels_{0};
   mutable std::mutex mutex_;  // guards what follows
   std::unordered_map<uint64_t, File> files_;
+  std::unordered_map<uint64_t, TreeFile> retired_;  // replaced, not deleted
+  HeldFilters held_;
+  int64_t other_policy_files_ = 0;  // of files_ and retired_
+  std::vector<uint64_t> owners_;    // MarkBuiltBy, the last few
   std::map<int, Running> running_;
   int64_t keys_built_ = 0;
+  int64_t l0_runs_ = 0;
+  bool l0_compacted_ = false;  // l0_runs_ is the last L0 compaction's
   TreeTotals totals_{};
   int reading_ = 0;
   std::vector<Edit> journal_;
