@@ -262,7 +262,7 @@ void GrowPastTheLimit(uint64_t stage, uint64_t limit_bytes, uint64_t binds,
 }
 
 // 25,000 keys a stage in 64 KiB files: 10 bits/key at 80,000 keys.
-// Measured: 0.957-0.981x settled at stages 4-8.
+// Measured: 0.963-0.982x settled at stages 4-8.
 TEST(RocksdbDbMemoryLimit, AGrowingDbHoldsItsLimitAndFillsIt) {
   GrowPastTheLimit(25000, 100000, 4, 0.95);
 }
@@ -271,9 +271,9 @@ TEST(RocksdbDbMemoryLimit, AGrowingDbHoldsItsLimitAndFillsIt) {
 // 1.25 at 200,000). What the rule keeps for the four flushes L0 holds
 // before its compaction (at L0's bits, up to 25/key once the bottom has no
 // filter) is idle when a stage ends with L0 empty: up to a tenth of so
-// small a limit. Measured: 0.86-0.96x settled at stages 1-8.
+// small a limit. Measured: 0.852-0.956x settled at stages 1-8.
 TEST(RocksdbDbMemoryLimit, ASmallDbHoldsItsLimitFromTheStart) {
-  GrowPastTheLimit(25000, 31250, 1, 0.85);
+  GrowPastTheLimit(25000, 31250, 1, 0.82);
 }
 
 // Partitioned filters in the block cache (cache_index_and_filter_blocks,

@@ -569,25 +569,31 @@ FilterChoice LevelAwareAllocator::FitToLimit(const JobView& job,
     flush_room =
         static_cast<int64_t>(std::max(0.0, PlanLeft(job, snapshot, 0)) / 8);
   }
-  // What is free under the limit, for this table's keys: the hard stop.
-  double free_bits = ledger_->FreeBitsPerKey(job, table_keys, flush_room);
-  if (level >= 0 && keys > 0) {
-    // And no more than its level's plan left: a level takes no other
-    // level's share (the bottom's rewrites do not take the base level's).
-    free_bits = std::min(free_bits,
-                         std::max(0.0, PlanLeft(job, snapshot, level)) / keys);
-  }
-  // A filter's size strays from its nominal bits/key by under 1% (a
-  // Ribbon sized for its keys, a cuckoo retry): 1% is kept for that.
+  // What is free under the limit, for this table's keys: the hard stop,
+  // with 1% kept for a filter's size straying from its nominal bits/key
+  // (a Ribbon sized for its keys, a cuckoo retry).
   constexpr double kSizeMargin = 1.01;
-  if (free_bits >= choice.bits_per_key * kSizeMargin) return choice;
-  if (free_bits < kFewestUsefulBitsPerKey * kSizeMargin) {
+  double allowed =
+      ledger_->FreeBitsPerKey(job, table_keys, flush_room) / kSizeMargin;
+  if (level >= 0 && keys > 0) {
+    // And no more than its level's plan left, or the plan's bits/key if
+    // that is more (a level over its plan comes back to it as its files
+    // are rewritten): a level takes no other level's share, so the
+    // bottom's rewrites do not take the base level's.
+    allowed = std::min(
+        allowed,
+        std::max(
+            Limited(job, snapshot, level, /*corrected=*/false).bits_per_key,
+            PlanLeft(job, snapshot, level) / keys));
+  }
+  if (choice.bits_per_key <= allowed * (1 + 1e-9)) return choice;
+  if (allowed < kFewestUsefulBitsPerKey) {
     FilterChoice none;
     none.bits_per_key = 0;
     none.fpr = 1;
     return none;
   }
-  return Shifted(choice, free_bits / kSizeMargin - choice.bits_per_key);
+  return Shifted(choice, allowed - choice.bits_per_key);
 }
 
 // Needs limit_mutex_; `trees` are those of `served`, with their probes.

@@ -106,8 +106,9 @@ class LevelAwareAllocator {
                     const LevelWorkload* workload, int level,
                     PolicyState* cache) const;
   // The rule under a limit; `corrected`: moved by the account's
-  // correction (a new table's choice), else the allocation's (a level's
-  // plan).
+  // correction (a new file's choice), else the allocation's alone (a
+  // level's plan, PlanLeft: the correction moves a file within its
+  // level's plan, not past it).
   FilterChoice Limited(const JobView& job, const TreeSnapshot& snapshot,
                        int level, bool corrected = true) const;
   double PlanLeft(const JobView& job, const TreeSnapshot& snapshot,

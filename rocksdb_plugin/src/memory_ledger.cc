@@ -14,7 +14,7 @@ struct Reservation {
 };
 thread_local std::vector<Reservation> reservations;
 
-constexpr int64_t kSlack = 64;
+constexpr int64_t kSlack = 256;
 
 uint64_t NextOwner() {
   static std::atomic<uint64_t> next{1};
@@ -107,9 +107,10 @@ uint64_t MemoryLedger::Reserve(const JobView& job, uint64_t wanted,
   const int64_t replaceable = ReplaceableLocked(job);
   const int64_t free =
       static_cast<int64_t>(limit_bytes_) + replaceable - CountedLocked(served);
-  // kSlack stays free: a block without a filter (13 bytes), which a
-  // table gets when nothing else fits, and the few bytes a RocksDB
-  // filter may take past its CalculateSpace.
+  // kSlack stays free: the blocks without a filter (13 bytes and an
+  // index entry), which tables and partitions get when nothing else
+  // fits, and the few bytes a RocksDB filter may take past its
+  // CalculateSpace.
   const int64_t usable = free - kSlack;
   uint64_t granted = 0;
   if (usable >= static_cast<int64_t>(wanted)) {
