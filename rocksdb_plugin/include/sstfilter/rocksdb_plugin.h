@@ -58,10 +58,9 @@
 //       per slice of the key space); each new file gets its level's
 //       allocation over the tree as it is, and, where its key range draws
 //       significantly more or fewer probes per key than its level's, more
-//       or fewer bits. An account of the live filters' bits against what
-//       is asked moves each new file's bits by what the files before it
-//       left (sstfilter/level_allocation.h, the account), so the filters hold the average
-//       asked. Without the listener it assumes levels size_ratio apart and
+//       or fewer bits; a tree whose files were built on the tree as it
+//       stands holds the average asked. Without the listener it assumes
+//       levels size_ratio apart and
 //       learns nothing, and says so once per column family in the LOG.
 //       Named fields, after the positional ones:
 //         hits=<0..0.999>       the fraction of Gets expected to find their
@@ -69,18 +68,22 @@
 //                               (default 0: all absent)
 //         learn=<true|false>    sample the readers' probes (default true);
 //                               false: readers are plain, nothing sampled
-//         memory_limit=<bytes>  the most bytes the live filters of every
-//                               column family (and DB) that shares the
+//         memory_limit=<bytes>  the most bytes the live filters of the
+//                               column families (and DBs) that share the
 //                               policy object may take, with RocksDB's size
-//                               suffixes (512M, 2G); allocated jointly where
+//                               suffixes (512M, 2G): each file counted from
+//                               its creation to its deletion, each filter
+//                               block given at most what is free when it is
+//                               finished (a running compaction's outputs
+//                               also what its inputs free); split where
 //                               their probes go, never above the average
-//                               asked; levels that would get under about
-//                               1.5 bits/key get no filter (a 13-byte block
-//                               that answers "may match" and keeps their
-//                               Gets sampled). Needs the listener.
+//                               asked; a file may get a smaller filter or
+//                               none (a 13-byte block that answers "may
+//                               match" and keeps its Gets sampled). Needs
+//                               the listener.
 //       Universal and FIFO compaction, and files of no level
 //       (SstFileWriter), get the choice's filter for a one-level tree at
-//       avg_bits_per_key. The canonical id leaves out defaults:
+//       avg_bits_per_key (under a memory limit, held to what is free). The canonical id leaves out defaults:
 //       "sstfilter.LevelAware:10:10", "sstfilter.LevelAware:10:10:
 //       memory_limit=512M".
 //
