@@ -184,7 +184,8 @@ TEST(RangeFilterTest, EmptyRangeFprWithinTheStatedBoundOverBitsPerKey) {
   };
   for (double bits : {4.0, 6.0, 9.5, 12.0, 16.0, 20.0, 40.0}) {
     for (size_t n : {10, 1000, 100000}) {
-      const RangeFilterView view = View(Build(UniformInts(n, n + 3), bits));
+      const std::string bytes = Build(UniformInts(n, n + 3), bits);
+      const RangeFilterView view = View(bytes);  // a view of `bytes`
       for (uint64_t length : {1, 16, 256}) {
         EXPECT_LE(view.FprBound(length), stated(bits, length))
             << bits << " bits/key, " << n << " keys, l = " << length;
@@ -195,7 +196,8 @@ TEST(RangeFilterTest, EmptyRangeFprWithinTheStatedBoundOverBitsPerKey) {
   for (const auto& ints :
        {UniformInts(100000, 31), ClusteredInts(100000, 1000, 32)}) {
     for (double bits : {8.0, 12.0}) {
-      const RangeFilterView view = View(Build(ints, bits));
+      const std::string bytes = Build(ints, bits);
+      const RangeFilterView view = View(bytes);
       std::mt19937_64 rng(33);
       for (uint64_t length : {1, 16}) {
         uint64_t empty = 0, false_positives = 0;
@@ -236,7 +238,8 @@ TEST(RangeFilterTest, BytesStayWithinBitsPerKeyPlusHeader) {
 }
 
 TEST(RangeFilterTest, EmptyFilterAnswersNoToEveryRange) {
-  const RangeFilterView view = View(Build({}, 12));
+  const std::string bytes = Build({}, 12);
+  const RangeFilterView view = View(bytes);
   EXPECT_FALSE(view.MayOverlapInts(0, ~uint64_t{0}));
   EXPECT_FALSE(view.MayOverlap("a", true, "z", false));
 }
