@@ -741,7 +741,6 @@ TEST(RocksdbDbRangeFilter, ShortScansOfOneSeriesReadFewerDataBlocks) {
   EXPECT_LT(cost.with_filter, cost.without);
 }
 
-
 // What the README's scan figures hold for: a scan skips the files whose
 // keys near its range are farther than the filter resolves (its FPR
 // grows with the range's length in integers), so ten points 1 apart save
