@@ -11,6 +11,7 @@
 #include "level_aware_tree.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/table.h"
+#include "rocksdb_compat.h"  // Cache is defined in advanced_cache.h since 8.0
 
 namespace sstfilter::rocksdb_plugin {
 
