@@ -269,7 +269,7 @@ const KindModel* LevelAwareAllocator::KindOf(FilterKind kind) const {
 }
 
 double LevelAwareAllocator::MaxBitsPerKey() const {
-  return LevelAllocation::MaxBitsPerKey(settings_.BitsPerKey());
+  return LevelAllocation::MaxBitsPerKey(settings_.MostBitsPerKey());
 }
 
 FilterChoice LevelAwareAllocator::Shifted(const FilterChoice& choice,
@@ -527,8 +527,10 @@ double LevelAwareAllocator::CacheAverage(
     }
     return cost;
   };
+  const double most = std::min(settings_.MostBitsPerKey(),
+                               LevelAllocationLimits::kMaxAverageBitsPerKey);
   const CacheChoice choice = ChooseForCache(
-      load, LevelAllocationLimits::kMinAverageBitsPerKey, asked, cost_at);
+      load, LevelAllocationLimits::kMinAverageBitsPerKey, most, cost_at);
   state->cache_inputs = std::move(inputs);
   state->cache_average = choice.bits_per_key;
   const double per_get = load.hits + load.absent_probes;
@@ -544,7 +546,9 @@ double LevelAwareAllocator::CacheAverage(
       load.index_bytes, per_get > 0 ? load.hits / per_get : 0,
       tree.learned ? "learned" : "modelled", load.hits, load.absent_probes,
       choice.filter_bytes, per_get > 0 ? choice.disk_reads / per_get : 0,
-      per_get > 0 ? choice.disk_reads_at_most / per_get : 0);
+      per_get > 0
+          ? DiskReads(load, keys * asked / 8, cost_at(asked).wasted) / per_get
+          : 0);
   tell(choice.bits_per_key, why);
   return choice.bits_per_key;
 }

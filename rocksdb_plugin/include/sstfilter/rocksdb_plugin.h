@@ -84,8 +84,10 @@
 //         size_for_cache=<true|false>
 //                               with filters in the block cache
 //                               (cache_index_and_filter_blocks), the
-//                               average is the one, up to avg_bits_per_key,
-//                               at which a Get reads the fewest blocks from
+//                               average is the one, from 1 to twice
+//                               avg_bits_per_key (the average until the
+//                               tree is seen), at which a Get reads the
+//                               fewest blocks from
 //                               disk by the cache model of
 //                               sstfilter/cache_model.h: the cache's
 //                               capacity (split among the column families
@@ -95,8 +97,8 @@
 //                               and those that do not (learned, or from
 //                               hits=). Smaller filters where the filter
 //                               and index blocks a Get reads do not fit
-//                               and Gets find their keys; the bits asked
-//                               where they fit. The LOG tells each choice
+//                               and Gets find their keys; up to twice the
+//                               bits asked where they fit. The LOG tells each choice
 //                               and why. Leveled trees, with the listener;
 //                               not with memory_limit (the cache is the
 //                               bound).
