@@ -10,7 +10,7 @@
 # Makefile takes it from SSTFILTER_PREFIX, CMake from find_package
 # (CMakeLists.txt). RocksDB's CMake reads the three lines below with
 # regular expressions: keep each on one line, spaced as they are.
-sstfilter_SOURCES = src/block_index.cc src/builder.cc src/cache_charge.cc src/cuckoo_policy.cc src/id_grammar.cc src/job_handoff.cc src/level_aware_allocation.cc src/level_aware_builder.cc src/level_aware_listener.cc src/level_aware_policy.cc src/level_aware_tree.cc src/level_cost_model.cc src/memory_ledger.cc src/policy_base.cc src/range_filter_collector.cc src/range_table_filter.cc src/readers.cc src/registration.cc
+sstfilter_SOURCES = src/block_cache_share.cc src/block_index.cc src/builder.cc src/cache_charge.cc src/cuckoo_policy.cc src/id_grammar.cc src/job_handoff.cc src/level_aware_allocation.cc src/level_aware_builder.cc src/level_aware_listener.cc src/level_aware_policy.cc src/level_aware_tree.cc src/level_cost_model.cc src/memory_ledger.cc src/policy_base.cc src/range_filter_collector.cc src/range_table_filter.cc src/readers.cc src/registration.cc
 sstfilter_HEADERS = include/sstfilter/rocksdb_plugin.h include/sstfilter/range_filter_rocksdb.h
 sstfilter_FUNC = RegisterSstfilterPolicies
 

@@ -41,6 +41,12 @@ sstfilter_add_test(usable_space_test
   SOURCES usable_space_test.cc
   LIBS sstfilter::core
   LABELS filter)
+# The block-cache model of LevelAware's size_for_cache, against a
+# simulated LRU cache.
+sstfilter_add_test(cache_model_test
+  SOURCES cache_model_test.cc
+  LIBS sstfilter::core
+  LABELS filter)
 # What LevelAware learns of a workload, without RocksDB.
 sstfilter_add_test(workload_test
   SOURCES workload_test.cc

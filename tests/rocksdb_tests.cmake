@@ -194,6 +194,12 @@ sstfilter_add_test(rocksdb_db_memory_limit_test
   SOURCES rocksdb_db_memory_limit_test.cc
   LIBS sstfilter_rocksdb_plugin_internals
   LABELS rocksdb)
+# LevelAware's size_for_cache: filters sized for the block cache they share
+# with data and index blocks.
+sstfilter_add_test(rocksdb_db_cache_sizing_test
+  SOURCES rocksdb_db_cache_sizing_test.cc
+  LIBS sstfilter_rocksdb_plugin_internals
+  LABELS rocksdb)
 # The range filter in DBs: the options string and OPTIONS file, scans that
 # match a DB without range filters (every entry type, snapshots, both
 # directions, reopen, bytewise and reverse), files it skips or reads.

@@ -49,6 +49,28 @@ TEST(LevelWorkload, LearnsAbsentProbesPerSampledKey) {
   EXPECT_NEAR(density[3], 100.0 / 100000, 1e-9);
 }
 
+// The probes that found their key: "may match"es less what the absent
+// probes passed (here, with FPR 0.5, one passed per "no").
+TEST(LevelWorkload, LearnsTheProbesThatFoundTheirKey) {
+  LevelWorkload w;
+  w.AddSampledKeys(0, 0, 0, 1000);
+  w.AddSampledKeys(3, 0, 0, 100000);
+  const uint32_t half = LevelWorkload::AbsentWeight(0.5);
+  for (int i = 0; i < 200; ++i) w.RecordSample(0, "", half);
+  for (int i = 0; i < 200; ++i) w.RecordSample(0, "", 0);  // passed absent
+  for (int i = 0; i < 100; ++i) w.RecordSample(3, "", half);
+  for (int i = 0; i < 400; ++i) w.RecordSample(3, "", 0);  // 100 passed
+  std::array<double, kMaxLevels> hits, probes;
+  EXPECT_FALSE(w.LevelHits(LevelsOf({0, 3}), &hits));
+  ASSERT_TRUE(w.MaybeRefresh());
+  ASSERT_TRUE(w.LevelHits(LevelsOf({0, 3}), &hits));
+  ASSERT_TRUE(w.LevelProbes(LevelsOf({0, 3}), &probes));
+  EXPECT_NEAR(hits[0], 0, 1e-9);
+  EXPECT_NEAR(hits[3], 300, 1e-9);
+  EXPECT_NEAR(probes[0], 400, 1e-9);
+  EXPECT_NEAR(probes[3], 200, 1e-9);
+}
+
 TEST(LevelWorkload, AnswerNoCountsThePassedAbsentKeysToo) {
   // A filter of FPR 0.5 passes half the absent keys: each "no" stands for
   // two absent probes.

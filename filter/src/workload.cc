@@ -111,10 +111,11 @@ bool LevelWorkload::MaybeRefresh(const PerLevel* level_keys) {
     }
     const double periods = held_periods_[level];
     held_periods_[level] = 0;
-    double level_weight = 0, sampled_keys = 0;
+    double level_weight = 0, sampled_keys = 0, all_samples = 0;
     for (int b = 0; b < kBuckets; ++b) {
       Cell& cell = cells_[level][b];
-      cell.samples.exchange(0, std::memory_order_relaxed);
+      const double cell_samples = static_cast<double>(
+          cell.samples.exchange(0, std::memory_order_relaxed));
       const double weight = static_cast<double>(cell.absent_weight.exchange(
                                 0, std::memory_order_relaxed)) /
                             kWeightUnit;
@@ -124,6 +125,7 @@ bool LevelWorkload::MaybeRefresh(const PerLevel* level_keys) {
       held_keys_[level][b] = 0;
       if (keys <= 0) continue;  // nothing sampled there: keep what was
       level_weight += weight;
+      all_samples += cell_samples;
       sampled_keys += keys;
       // Half the old weight, as the level's density keeps.
       bucket_weight_[level][b] = bucket_weight_[level][b] / 2 + weight;
@@ -140,10 +142,17 @@ bool LevelWorkload::MaybeRefresh(const PerLevel* level_keys) {
             ? std::min(1.0, sampled_now / (*level_keys)[level])
             : 1.0;
     const double probes = level_weight / periods / sampled_share;
+    // The "may match"es less the absent keys' share of them (the weight
+    // counts every absent probe, those passed too): the probes that found
+    // their key.
+    const double hits =
+        std::max(0.0, all_samples - level_weight) / periods / sampled_share;
     density_[level] =
         learned_[level] ? (density_[level] + density) / 2 : density;
     level_probes_[level] =
         learned_[level] ? (level_probes_[level] + probes) / 2 : probes;
+    level_hits_[level] =
+        learned_[level] ? (level_hits_[level] + hits) / 2 : hits;
     learned_[level] = true;
     UpdateDeviant(level);
   }
@@ -200,6 +209,18 @@ bool LevelWorkload::LevelProbes(
     if (levels_with_keys[level] && !learned_[level]) return false;
   }
   *probes = level_probes_;
+  return true;
+}
+
+bool LevelWorkload::LevelHits(
+    const std::array<bool, kMaxLevels>& levels_with_keys,
+    PerLevel* hits) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (refreshes_ == 0) return false;
+  for (int level = 0; level < kMaxLevels; ++level) {
+    if (levels_with_keys[level] && !learned_[level]) return false;
+  }
+  *hits = level_hits_;
   return true;
 }
 
@@ -295,6 +316,7 @@ void LevelWorkload::Forget() {
   ForgetBuckets();
   density_.fill(0);
   level_probes_.fill(0);
+  level_hits_.fill(0);
   learned_.fill(false);
   refreshes_ = 0;
   version_.fetch_add(1, std::memory_order_release);

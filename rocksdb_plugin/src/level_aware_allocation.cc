@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <utility>
+
+#include "rocksdb/env.h"
+#include "sstfilter/cache_model.h"
 
 namespace sstfilter::rocksdb_plugin {
 namespace {
@@ -229,7 +233,8 @@ LevelAwareAllocator::LevelAwareAllocator(const LevelAwareSettings& settings)
                     std::to_string(settings.ratio_millis) + ":" +
                     LevelAwareChoiceName(settings.choice) + ":" +
                     std::to_string(settings.hit_millis) + ":" +
-                    (settings.learn ? "1" : "0")),
+                    (settings.learn ? "1" : "0") +
+                    (settings.size_for_cache ? ":cache" : "")),
       ledger_(settings.memory_limit_bytes > 0
                   ? std::make_shared<MemoryLedger>(settings.memory_limit_bytes,
                                                    settings.BitsPerKey())
@@ -345,11 +350,12 @@ FilterChoice LevelAwareAllocator::ModelChoice(int level, int num_levels,
                     : allocation.levels[static_cast<size_t>(bottom - level)];
 }
 
-FilterChoice LevelAwareAllocator::ChoiceFor(const JobView& job,
-                                            int level) const {
+FilterChoice LevelAwareAllocator::ChoiceFor(
+    const JobView& job, int level, const CacheView& cache,
+    ROCKSDB_NAMESPACE::Logger* log) const {
   const TreeSnapshot snapshot = job.column_family->Snapshot();
   if (settings_.memory_limit_bytes > 0) return Limited(job, snapshot, level);
-  return Average(job.column_family, snapshot, level);
+  return Average(job.column_family, snapshot, level, cache, log);
 }
 
 // The rule for an average (README, "How LevelAware chooses"): Monkey's
@@ -363,22 +369,27 @@ FilterChoice LevelAwareAllocator::ChoiceFor(const JobView& job,
 // each job paid for files the next job replaced.)
 FilterChoice LevelAwareAllocator::Average(
     const std::shared_ptr<ColumnFamilyTree>& cf, const TreeSnapshot& snapshot,
-    int level) const {
+    int level, const CacheView& cache, ROCKSDB_NAMESPACE::Logger* log) const {
   const std::shared_ptr<PolicyState> state = cf->PolicyStateFor(settings_key_);
   std::lock_guard<std::mutex> lock(state->mutex);
+  const double average =
+      settings_.size_for_cache
+          ? CacheAverage(cf, snapshot, cache, log, state.get())
+          : settings_.BitsPerKey();
   return Rule(snapshot, cf->no_bottom_filters(),
-              settings_.learn ? &cf->workload() : nullptr, level, state.get());
+              settings_.learn ? &cf->workload() : nullptr, level, state.get(),
+              average);
 }
 
 FilterChoice LevelAwareAllocator::Rule(const TreeSnapshot& snapshot,
                                        bool no_bottom_filters,
                                        const LevelWorkload* workload, int level,
-                                       PolicyState* cache) const {
+                                       PolicyState* cache,
+                                       double average) const {
   Tree tree = Tree::Of(snapshot, no_bottom_filters, true);
   if (tree.levels.empty()) return Uniform();
   tree.Probes(workload, settings_.HitFraction());
-  return AllocationOf(tree, settings_.BitsPerKey(), cache)
-      .levels[SlotOf(tree.levels, level)];
+  return AllocationOf(tree, average, cache).levels[SlotOf(tree.levels, level)];
 }
 
 std::vector<FilterChoice> LevelAwareAllocator::RuleByLevel(
@@ -386,7 +397,8 @@ std::vector<FilterChoice> LevelAwareAllocator::RuleByLevel(
   std::vector<FilterChoice> out(kMaxLevels);
   PolicyState cache;
   for (int level = 0; level < kMaxLevels; ++level) {
-    out[level] = Rule(snapshot, false, nullptr, level, &cache);
+    out[level] =
+        Rule(snapshot, false, nullptr, level, &cache, settings_.BitsPerKey());
   }
   return out;
 }
@@ -404,16 +416,137 @@ const LevelAllocation& LevelAwareAllocator::AllocationOf(
   }
   inputs.push_back(BitsOf(average));
   if (inputs != state->inputs) {
-    std::vector<LevelLoad> loads;
-    const uint32_t n = static_cast<uint32_t>(tree.levels.size());
-    for (uint32_t i = 0; i < n; ++i) {
-      loads.push_back({tree.shares[i], tree.probes[i],
-                       LevelBuildWeight(settings_.SizeRatio(), n, i)});
-    }
-    Allocate(loads, average, &state->allocation);
+    Allocate(LoadsOf(tree), average, &state->allocation);
     state->inputs = std::move(inputs);
   }
   return state->allocation;
+}
+
+std::vector<LevelLoad> LevelAwareAllocator::LoadsOf(const Tree& tree) const {
+  std::vector<LevelLoad> loads;
+  const uint32_t n = static_cast<uint32_t>(tree.levels.size());
+  for (uint32_t i = 0; i < n; ++i) {
+    loads.push_back({tree.shares[i], tree.probes[i],
+                     LevelBuildWeight(settings_.SizeRatio(), n, i)});
+  }
+  return loads;
+}
+
+// size_for_cache (README, "Size filters for the block cache"): the
+// average from the cache model over the tree as it stands.
+double LevelAwareAllocator::CacheAverage(
+    const std::shared_ptr<ColumnFamilyTree>& cf, const TreeSnapshot& snapshot,
+    const CacheView& cache, ROCKSDB_NAMESPACE::Logger* log,
+    PolicyState* state) const {
+  const double asked = settings_.BitsPerKey();
+  auto tell = [&](double average, const std::string& why) {
+    if (log == nullptr || std::abs(average - state->logged_average) < 0.25) {
+      return;
+    }
+    state->logged_average = average;
+    ROCKSDB_NAMESPACE::Log(ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, log,
+                           "[%s] sstfilter.LevelAware size_for_cache: %.2f "
+                           "bits/key (asked %.2f): %s",
+                           cf->name().c_str(), average, asked, why.c_str());
+  };
+  if (cache.cache == nullptr) {
+    tell(asked,
+         "the filters are not in a block cache "
+         "(cache_index_and_filter_blocks=false or no block cache): "
+         "nothing to size for");
+    return asked;
+  }
+  Tree tree = Tree::Of(snapshot, cf->no_bottom_filters(), true);
+  double data_bytes = 0, index_bytes = 0;
+  if (tree.levels.empty() ||
+      !TreeBytes(cf->Held(), &data_bytes, &index_bytes)) {
+    return asked;  // a one-level tree so far, or no file's sizes known
+  }
+  const LevelWorkload* workload = settings_.learn ? &cf->workload() : nullptr;
+  tree.Probes(workload, settings_.HitFraction());
+  // The probes that find their key, in the unit of tree.probes: learned,
+  // or the model's fraction of Gets that hit (its probes are per Get).
+  double hits = settings_.HitFraction();
+  if (tree.learned) {
+    std::array<bool, kMaxLevels> ask = workload->LearnedLevels();
+    LevelWorkload::PerLevel level_hits{};
+    hits = 0;
+    if (workload->LevelHits(ask, &level_hits)) {
+      for (int level : tree.levels) hits += level_hits[level];
+    }
+  }
+  CacheLoad load;
+  load.capacity_bytes = CacheShareOf(cache.cache, cf, data_bytes);
+  load.data_bytes = data_bytes;
+  load.data_block_bytes = cache.data_block_bytes;
+  load.index_bytes = index_bytes;
+  int64_t files = 0;
+  for (const LevelTotals& level : snapshot.levels) files += level.files;
+  files = std::max<int64_t>(files, 1);
+  // Unpartitioned, a file's index (filter) is one block.
+  load.index_block_bytes = cache.partitioned_index
+                               ? cache.metadata_block_bytes
+                               : index_bytes / static_cast<double>(files);
+  load.hits = hits;
+  load.absent_probes =
+      std::accumulate(tree.probes.begin(), tree.probes.end(), 0.0);
+  const double keys = tree.TotalKeys();
+  load.filter_block_bytes = cache.partitioned_filters
+                                ? cache.metadata_block_bytes
+                                : asked * keys / 8 / static_cast<double>(files);
+
+  auto rounded = [](double x) {
+    // To 1/16 of a doubling (4.4%): the choice moves by far less.
+    return x > 0 ? std::llround(std::log2(x) * 16) : INT64_MIN;
+  };
+  std::vector<int64_t> inputs(tree.levels.begin(), tree.levels.end());
+  for (size_t i = 0; i < tree.levels.size(); ++i) {
+    inputs.push_back(rounded(tree.keys[i]));
+    inputs.push_back(rounded(tree.probes[i]));
+  }
+  for (double x : {load.capacity_bytes, load.data_bytes, load.index_bytes,
+                   load.data_block_bytes, load.index_block_bytes,
+                   load.filter_block_bytes, load.hits}) {
+    inputs.push_back(rounded(x));
+  }
+  if (inputs == state->cache_inputs) return state->cache_average;
+
+  // The allocation holds the average, so the filters' bytes follow from
+  // it. Their wasted probes: the allocation at the bits asked, each
+  // level's filter moved by the same bits (Monkey's optimum moves every
+  // level alike where the kinds' FPR falls alike per bit). One allocation,
+  // not one per point of the grid (one per point took most of a table
+  // build's CPU in rocksdb_db_cache_sizing_test's small trees).
+  LevelAllocation at_asked;
+  Allocate(LoadsOf(tree), asked, &at_asked);
+  auto cost_at = [&](double average) {
+    FilterCost cost{keys * average / 8, 0};
+    for (size_t i = 0; i < tree.levels.size(); ++i) {
+      cost.wasted +=
+          tree.probes[i] * Shifted(at_asked.levels[i], average - asked).fpr;
+    }
+    return cost;
+  };
+  const CacheChoice choice = ChooseForCache(
+      load, LevelAllocationLimits::kMinAverageBitsPerKey, asked, cost_at);
+  state->cache_inputs = std::move(inputs);
+  state->cache_average = choice.bits_per_key;
+  const double per_get = load.hits + load.absent_probes;
+  char why[512];
+  std::snprintf(
+      why, sizeof why,
+      "its share of the block cache %.0f bytes (capacity %zu), data %.0f, "
+      "index %.0f bytes; per filter probe %.3f found the key (%s: %.4g hits, "
+      "%.4g absent); filters "
+      "%.0f bytes, %.3f disk reads per probe modelled (%.3f at the bits "
+      "asked)",
+      load.capacity_bytes, cache.cache->GetCapacity(), load.data_bytes,
+      load.index_bytes, per_get > 0 ? load.hits / per_get : 0,
+      tree.learned ? "learned" : "modelled", load.hits, load.absent_probes,
+      choice.filter_bytes, per_get > 0 ? choice.disk_reads / per_get : 0,
+      per_get > 0 ? choice.disk_reads_at_most / per_get : 0);
+  tell(choice.bits_per_key, why);
+  return choice.bits_per_key;
 }
 
 // Under a memory limit, the rule: one allocation over every column family

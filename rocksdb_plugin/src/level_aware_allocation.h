@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "block_cache_share.h"
 #include "job_handoff.h"
 #include "level_aware_tree.h"
 #include "level_cost_model.h"
@@ -32,6 +33,9 @@ struct LevelAwareSettings {
   // The most bytes the live filters of every column family served may take
   // (memory_limit); 0: no limit.
   uint64_t memory_limit_bytes = 0;
+  // size_for_cache: the average is chosen for the block cache the filters
+  // share with data and index blocks, at most the one asked.
+  bool size_for_cache = false;
   double BitsPerKey() const { return static_cast<double>(millibits) / 1000; }
   double SizeRatio() const { return static_cast<double>(ratio_millis) / 1000; }
   double HitFraction() const { return static_cast<double>(hit_millis) / 1000; }
@@ -66,7 +70,11 @@ class LevelAwareAllocator {
   // limit, allocated jointly over every column family of the DBs this
   // allocator builds for that no other policy builds for (they share the
   // limit), and possibly no filter (IsNoFilter).
-  FilterChoice ChoiceFor(const JobView& job, int level) const;
+  // With size_for_cache and `cache` holding the filters, the average is
+  // the one at which a Get reads least from disk (CacheAverage).
+  FilterChoice ChoiceFor(const JobView& job, int level,
+                         const CacheView& cache = {},
+                         ROCKSDB_NAMESPACE::Logger* log = nullptr) const;
 
   // What the rule gives a new file at each RocksDB level of `snapshot`
   // now (index: the level), with the model's absent probes (what is
@@ -99,12 +107,22 @@ class LevelAwareAllocator {
   void Allocate(const std::vector<LevelLoad>& loads, double average,
                 LevelAllocation* out) const;
   FilterChoice Average(const std::shared_ptr<ColumnFamilyTree>& cf,
-                       const TreeSnapshot& snapshot, int level) const;
+                       const TreeSnapshot& snapshot, int level,
+                       const CacheView& cache,
+                       ROCKSDB_NAMESPACE::Logger* log) const;
   // The rule for an average: the filter of a new file at `level`, with the
   // allocation kept in `cache` (its mutex held by the caller).
   FilterChoice Rule(const TreeSnapshot& snapshot, bool no_bottom_filters,
                     const LevelWorkload* workload, int level,
-                    PolicyState* cache) const;
+                    PolicyState* cache, double average) const;
+  // size_for_cache: the average (at most the one asked) at which the
+  // cache model (sstfilter/cache_model.h) has `cf`'s Gets read least from
+  // disk, over its tree, its learned (or modelled) absent probes and hits,
+  // and its share of the cache; kept in `state` (its mutex held) while the
+  // inputs, rounded, stay the same. Told to the LOG when it moves.
+  double CacheAverage(const std::shared_ptr<ColumnFamilyTree>& cf,
+                      const TreeSnapshot& snapshot, const CacheView& cache,
+                      ROCKSDB_NAMESPACE::Logger* log, PolicyState* state) const;
   // The rule under a limit; `corrected`: moved by the account's
   // correction (a new file's choice), else the allocation's alone (a
   // level's plan, PlanLeft: the correction moves a file within its
@@ -113,6 +131,7 @@ class LevelAwareAllocator {
                        int level, bool corrected = true) const;
   double PlanLeft(const JobView& job, const TreeSnapshot& snapshot,
                   int level) const;
+  std::vector<LevelLoad> LoadsOf(const Tree& tree) const;
   void AllocateJointly(std::vector<Tree>& trees,
                        const std::vector<Served*>& served_records,
                        double average) const;

@@ -47,7 +47,9 @@ TreeFile FileOf(uint64_t number, int level, const TableProperties& p) {
       static_cast<int64_t>(p.num_entries),
       static_cast<int64_t>(p.num_filter_entries),
       static_cast<int64_t>(p.filter_size),
-      !p.filter_policy_name.empty() && p.filter_policy_name != kLevelAwareName};
+      !p.filter_policy_name.empty() && p.filter_policy_name != kLevelAwareName,
+      static_cast<int64_t>(p.data_size),
+      static_cast<int64_t>(p.index_size)};
 }
 
 std::string SessionOf(DB* db) {

@@ -125,6 +125,7 @@ class LevelAwarePolicy : public PolicyBase {
     if (settings_.memory_limit_bytes != 0) {
       id += ":memory_limit=" + FormatBytes(settings_.memory_limit_bytes);
     }
+    if (settings_.size_for_cache) id += ":size_for_cache=true";
     return id;
   }
 
@@ -169,7 +170,11 @@ class LevelAwarePolicy : public PolicyBase {
     ColumnFamilyTree& cf = *job.column_family;
     cf.SetNumLevels(context.num_levels);
     if (settings_.learn) cf.MaybeRefresh();
-    const FilterChoice choice = allocator_.ChoiceFor(job, level);
+    const FilterChoice choice = allocator_.ChoiceFor(
+        job, level,
+        settings_.size_for_cache ? CacheViewOf(context.table_options)
+                                 : CacheView(),
+        context.info_log);
     if (IsNoFilter(choice)) TellNoFilter(context, cf, level);
     // The keys a file of the level holds, about (RocksDB sizes Ribbon by
     // them).
@@ -391,12 +396,14 @@ RocksStatus ParseNamedField(std::string_view field, Settings* settings) {
     settings->hit_millis = millis;
     return RocksStatus::OK();
   }
-  if (name == "learn") {
+  if (name == "learn" || name == "size_for_cache") {
     if (value != "true" && value != "false") {
-      return RocksStatus::InvalidArgument("learn \"" + std::string(value) +
+      return RocksStatus::InvalidArgument(std::string(name) + " \"" +
+                                          std::string(value) +
                                           "\" is not true or false");
     }
-    settings->learn = value == "true";
+    (name == "learn" ? settings->learn : settings->size_for_cache) =
+        value == "true";
     return RocksStatus::OK();
   }
   if (name == "memory_limit") {
@@ -410,8 +417,8 @@ RocksStatus ParseNamedField(std::string_view field, Settings* settings) {
   }
   return RocksStatus::InvalidArgument(
       "unknown field \"" + std::string(field) +
-      "\"; the named fields are hits=<0..0.999>, learn=<true|false> and "
-      "memory_limit=<bytes, e.g. 512M>");
+      "\"; the named fields are hits=<0..0.999>, learn=<true|false>, "
+      "memory_limit=<bytes, e.g. 512M> and size_for_cache=<true|false>");
 }
 
 }  // namespace
@@ -443,7 +450,8 @@ RocksStatus NewLevelAware(const std::vector<std::string_view>& fields,
                           std::unique_ptr<const FilterPolicy>* policy) {
   constexpr char kUsage[] =
       "<avg_bits_per_key>[:<size_ratio>][:default|cpu_lean|portable]"
-      "[:hits=<0..0.999>][:learn=<true|false>][:memory_limit=<bytes>]";
+      "[:hits=<0..0.999>][:learn=<true|false>][:memory_limit=<bytes>]"
+      "[:size_for_cache=<true|false>]";
   // The positional fields, then the named ones (name=value).
   size_t positional = 0;
   while (positional < fields.size() &&
@@ -499,6 +507,11 @@ RocksStatus NewLevelAware(const std::vector<std::string_view>& fields,
     return RocksStatus::InvalidArgument(
         "size ratio must be in 2..100, not " +
         FormatDecimalMillis(settings.ratio_millis));
+  }
+  if (settings.size_for_cache && settings.memory_limit_bytes > 0) {
+    return RocksStatus::InvalidArgument(
+        "size_for_cache and memory_limit do not go together: with "
+        "size_for_cache the block cache bounds the filters' memory");
   }
   policy->reset(new LevelAwarePolicy(settings));
   return s;

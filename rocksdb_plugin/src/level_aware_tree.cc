@@ -62,6 +62,12 @@ void ColumnFamilyTree::Hold(const TreeFile& file, int sign) {
     held_.unknown_entries += sign * file.entries;
   }
   if (file.other_policy) other_policy_files_ += sign;
+  held_.entries += sign * file.entries;
+  if (file.data_bytes >= 0 && file.index_bytes >= 0) {
+    held_.sized_entries += sign * file.entries;
+    held_.data_bytes += sign * file.data_bytes;
+    held_.index_bytes += sign * file.index_bytes;
+  }
 }
 
 void ColumnFamilyTree::Sample(const File& file, int sign) {

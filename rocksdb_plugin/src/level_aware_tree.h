@@ -85,6 +85,8 @@ struct TreeFile {
   int64_t filter_bytes = -1;  // filter_size
   // Its filter_policy_name names a policy other than LevelAware.
   bool other_policy = false;
+  int64_t data_bytes = -1;   // data_size
+  int64_t index_bytes = -1;  // index_size
   bool known() const { return keys >= 0 && filter_bytes >= 0; }
 };
 
@@ -92,6 +94,12 @@ struct TreeFile {
 struct HeldFilters {
   int64_t bytes = 0;            // of the files whose properties are known
   int64_t unknown_entries = 0;  // of those whose properties are not
+  // Every file's entries, and the entries, data and index bytes of those
+  // whose data and index sizes are known (size_for_cache).
+  int64_t entries = 0;
+  int64_t sized_entries = 0;
+  int64_t data_bytes = 0;
+  int64_t index_bytes = 0;
 };
 
 // What one LevelAware policy keeps per column family (by its settings): a
@@ -102,6 +110,11 @@ struct PolicyState {
   std::mutex mutex;
   std::vector<int64_t> inputs;
   LevelAllocation allocation;
+  // size_for_cache: the rounded inputs of the last average chosen for the
+  // cache, that average, and the last one the LOG was told.
+  std::vector<int64_t> cache_inputs;
+  double cache_average = 0;
+  double logged_average = -1;
 };
 
 class ColumnFamilyTree {

@@ -149,6 +149,12 @@ class LevelWorkload {
   bool LevelProbes(const std::array<bool, kMaxLevels>& levels_with_keys,
                    PerLevel* probes) const;
 
+  // The learned probes of each level's files that found their key, in
+  // LevelProbes's unit (a Get that finds its key is one such probe where
+  // the key is); false, and nothing written, as for LevelProbes.
+  bool LevelHits(const std::array<bool, kMaxLevels>& levels_with_keys,
+                 PerLevel* hits) const;
+
   // The levels whose density has been learned (false everywhere before the
   // first refresh).
   std::array<bool, kMaxLevels> LearnedLevels() const;
@@ -215,6 +221,7 @@ class LevelWorkload {
   std::array<std::array<bool, kBuckets>, kMaxLevels> bucket_deviant_{};
   PerLevel density_{};
   PerLevel level_probes_{};
+  PerLevel level_hits_{};
   std::array<bool, kMaxLevels> learned_{};
   // Refresh periods whose samples each level still holds, and the keys its
   // buckets had sampled in each, summed.

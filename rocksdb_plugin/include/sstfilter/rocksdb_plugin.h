@@ -32,7 +32,7 @@
 //       family's num_levels.
 //   sstfilter.LevelAware:<avg_bits_per_key>[:<size_ratio>][:<choice>]
 //                       [:hits=<fraction>][:learn=<true|false>]
-//                       [:memory_limit=<bytes>]
+//                       [:memory_limit=<bytes>|:size_for_cache=true]
 //       Per level of a leveled tree, the bits/key and the kind of filter
 //       that minimise the sum over the levels of their absent-key probes
 //       times their FPRs, i.e. an absent-key Get's wasted reads, at
@@ -81,6 +81,25 @@
 //                               none (a 13-byte block that answers "may
 //                               match" and keeps its Gets sampled). Needs
 //                               the listener.
+//         size_for_cache=<true|false>
+//                               with filters in the block cache
+//                               (cache_index_and_filter_blocks), the
+//                               average is the one, up to avg_bits_per_key,
+//                               at which a Get reads the fewest blocks from
+//                               disk by the cache model of
+//                               sstfilter/cache_model.h: the cache's
+//                               capacity (split among the column families
+//                               whose LevelAware filters use it, by their
+//                               data bytes), the tree's data and index
+//                               bytes, and the probes that find their key
+//                               and those that do not (learned, or from
+//                               hits=). Smaller filters where the filter
+//                               and index blocks a Get reads do not fit
+//                               and Gets find their keys; the bits asked
+//                               where they fit. The LOG tells each choice
+//                               and why. Leveled trees, with the listener;
+//                               not with memory_limit (the cache is the
+//                               bound).
 //       Universal and FIFO compaction, and files of no level
 //       (SstFileWriter), get the choice's filter for a one-level tree at
 //       avg_bits_per_key (under a memory limit, held to what is free). The canonical id leaves out defaults:

@@ -1,0 +1,47 @@
+// LevelAware's size_for_cache: the block cache a column family's filters
+// share with its data and index blocks, and its share of that cache when
+// several column families (of one DB or of several, as Kafka Streams'
+// stores share one cache) use it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "level_aware_tree.h"
+#include "rocksdb/cache.h"
+#include "rocksdb/table.h"
+#include "rocksdb_compat.h"  // Cache is defined in advanced_cache.h since 8.0
+
+namespace sstfilter::rocksdb_plugin {
+
+// What a table's BlockBasedTableOptions say of the cache its filters live
+// in.
+struct CacheView {
+  // Null: the filters are not in a block cache (no block cache, or
+  // cache_index_and_filter_blocks=false: the table readers hold them).
+  std::shared_ptr<ROCKSDB_NAMESPACE::Cache> cache;
+  bool partitioned_filters = false;    // partition_filters
+  bool partitioned_index = false;      // kTwoLevelIndexSearch
+  double data_block_bytes = 4096;      // block_size
+  double metadata_block_bytes = 4096;  // metadata_block_size
+};
+CacheView CacheViewOf(const ROCKSDB_NAMESPACE::BlockBasedTableOptions& table);
+
+// The data and index bytes of a column family's live files (`held`: from
+// each file's creation to its deletion, a compaction's inputs too), those
+// of files whose sizes are not known counted at the known ones' bytes per
+// entry; false if no file's sizes are known.
+bool TreeBytes(const HeldFilters& held, double* data_bytes,
+               double* index_bytes);
+
+// The share of `cache`'s capacity that `cf`, holding `data_bytes` of data,
+// has: the capacity split among the column families whose LevelAware
+// filters use the cache (registered here by their table builds, and
+// dropped when they or the cache go), by their data bytes. Column families
+// of other policies on the same cache are not seen.
+double CacheShareOf(const std::shared_ptr<ROCKSDB_NAMESPACE::Cache>& cache,
+                    const std::shared_ptr<ColumnFamilyTree>& cf,
+                    double data_bytes);
+
+}  // namespace sstfilter::rocksdb_plugin
