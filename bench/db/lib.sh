@@ -150,6 +150,23 @@ workload_runs() {
   echo "$tool: $(( $(date +%s) - started )) s for the runs" >&2
 }
 
+# perf_counts LOG NAME...: the counters NAME of the last PERF_CONTEXT that
+# db_bench printed in LOG (--perf_level=2, after each benchmark), on one
+# line in the order asked (0 for one it lacks).
+perf_counts() {
+  local log="$1"
+  shift
+  awk -v names="$*" '/PERF_CONTEXT:/ {text = ""; on = 1; next}
+    on && /^[a-z_]+ = / {text = text ", " $0; next} on {on = 0}
+    END {
+      n = split(text, pairs, /, */)
+      for (i = 1; i <= n; i++) if (split(pairs[i], kv, / = /) == 2 && !(kv[1] in v)) v[kv[1]] = kv[2] + 0
+      k = split(names, want, " ")
+      for (i = 1; i <= k; i++) printf "%s%d", (i > 1 ? " " : ""), v[want[i]]
+      print ""
+    }' "$log"
+}
+
 # sweep_flag FLAG VALUE: takes one of the flags every sweep over policies,
 # fills and workloads reads alike (--num, --reads, --fills, --first-seed,
 # --workloads, --policies with a value; --resume, --report alone) and sets
