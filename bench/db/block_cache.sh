@@ -126,7 +126,9 @@ beside() {
   if [[ " $policies " != *" $3 "* ]]; then echo "– | –"; return; fi
   echo "\`$3\` $(reads_of "$1" "$2" "$3") | $(ratio "$1" "$2" "$4" "$3")"
 }
-any=$(ls "$out"/runs/*.result | head -1)
+# "|| true": head's early exit can fail ls with SIGPIPE (pipefail) once the
+# listing outgrows one write.
+any=$(ls "$out"/runs/*.result | head -1 || true)
 {
   echo "$tool, $(date -u +%F): $(field "$any" num) keys, $(field "$any" reads) Gets per phase, seeds $(echo $seeds | tr ' ' ','), RocksDB $(field "$any" rocksdb); bounded-memory configuration (data, index and filter blocks in one LRU block cache, one shard, high-priority pool 0.5; partitioned filters and index, top levels pinned; no compression; direct reads)."
   echo

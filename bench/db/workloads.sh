@@ -70,7 +70,7 @@ ratio_at() {
 }
 ratios() { for s in $seeds; do ratio_at "$@" "$s"; done; }
 paired() { if [[ " $policies " == *" $4 "* ]]; then ratios "$@" | median %.3f; else echo "–"; fi; }
-any=$(ls "$out"/runs/*.result 2>/dev/null | head -1)
+any=$(ls "$out"/runs/*.result 2>/dev/null | head -1 || true)
 [ -n "$any" ] || { echo "$tool: no runs in $out/runs" >&2; exit 1; }
 # The table covers every fill in OUT/runs (with --resume or --report, more
 # than this command's --fills).
