@@ -17,7 +17,8 @@
 # Per cell (cache, workload) and policy it gives medians over the fills of
 # the blocks each Get read from disk, data, filter and index, counted by the
 # Get thread's PerfContext (block_read_count and its filter and index
-# parts; the block cache's miss tickers also count other threads' reads),
+# parts; the block cache's miss tickers, beside them in the table of every
+# policy, count other threads' reads too, none in phase B here),
 # Gets/s, filter, index and data bytes of the live SST files, the filters'
 # bytes over the cache's capacity, bits/key. Each policy that is not
 # RocksDB's (ribbonfilter:B, bloomfilter:B) stands beside the best

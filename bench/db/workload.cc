@@ -50,10 +50,11 @@
 // live SST files' properties) with bits/key, files and bits/key per level;
 // and the blocks the Gets themselves read from disk (from the page cache
 // without --direct-io), data, filter and index, counted by the Get thread's
-// PerfContext: the block cache's miss tickers, also reported, count other
-// threads' reads too (3-4x the Gets' in trees with L0 files, issue 45), with
-// the index and data bytes and the share of the block cache the filters'
-// bytes would take.
+// PerfContext, beside the block cache's miss tickers, which count every
+// thread's (issue 45 saw them at 3-4x the Gets' reads with compactions
+// running; phase B has no writes, and they agreed in all 144 runs of the
+// block-cache sweep); with the index and data bytes and the share of the
+// block cache the filters' bytes would take.
 // One line "RESULT key=value ..." for scripts, one line for people.
 //
 // usage: sstfilter-db-bench workload --policy ID [--workload W] [--num N]
