@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
 #include "rocksdb/convenience.h"
 #include "rocksdb/metadata.h"
+#include "rocksdb/perf_context.h"
 #include "rocksdb/table.h"
 #include "rocksdb/table_properties.h"
 #include "rocksdb/utilities/object_registry.h"
@@ -67,6 +69,22 @@ Lookup NextLookup(uint64_t num_keys, double hit_share,
   return lookup;
 }
 
+Zipfian::Zipfian(uint64_t n, double theta)
+    : n_(n), theta_(theta), zeta_n_(0), alpha_(1 / (1 - theta)) {
+  for (uint64_t i = 1; i <= n; ++i) zeta_n_ += std::pow(i, -theta);
+  const double zeta_2 = 1 + std::pow(2, -theta);
+  eta_ = (1 - std::pow(2.0 / n, 1 - theta)) / (1 - zeta_2 / zeta_n_);
+}
+
+uint64_t Zipfian::Next(Random& rng) const {
+  const double u = rng.Uniform();
+  const double uz = u * zeta_n_;
+  if (uz < 1) return 0;
+  if (uz < 1 + std::pow(0.5, theta_)) return std::min<uint64_t>(1, n_ - 1);
+  const double rank = n_ * std::pow(eta_ * u - eta_ + 1, alpha_);
+  return std::min(static_cast<uint64_t>(rank), n_ - 1);
+}
+
 bool Answers::Check(const char* tool) const {
   if (ok()) return true;
   std::fprintf(stderr,
@@ -92,7 +110,9 @@ rdb::Status BenchDb::Open(const DbSetup& setup, const std::string& dir) {
   options.use_direct_reads = setup.direct_io;
   options.compression = rdb::kNoCompression;
   for (rdb::CompressionType type : rdb::GetSupportedCompressions()) {
-    if (type == rdb::kSnappyCompression) options.compression = type;
+    if (type == rdb::kSnappyCompression && !setup.bounded_memory) {
+      options.compression = type;
+    }
   }
   options.statistics = rdb::CreateDBStatistics();
   if (setup.listener) options.listeners.push_back(NewLevelAwareListener());
@@ -100,8 +120,15 @@ rdb::Status BenchDb::Open(const DbSetup& setup, const std::string& dir) {
     options.listeners.push_back(listener);
   }
   rdb::BlockBasedTableOptions table;
-  table.cache_index_and_filter_blocks = setup.cache_index_and_filter_blocks;
+  table.cache_index_and_filter_blocks =
+      setup.cache_index_and_filter_blocks || setup.bounded_memory;
   table.pin_l0_filter_and_index_blocks_in_cache = false;
+  if (setup.bounded_memory) {
+    table.cache_index_and_filter_blocks_with_high_priority = true;
+    table.partition_filters = true;
+    table.index_type = rdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+    table.pin_top_level_index_and_filter = true;
+  }
   table.block_cache = setup.block_cache != nullptr
                           ? setup.block_cache
                           : rdb::NewLRUCache(8 * kMiB);  // db_bench's
@@ -171,6 +198,7 @@ rdb::Status DescribeTree(rdb::DB* db, Tree* tree) {
       entries += found->second->num_entries;
       tree->filter_entries += found->second->num_filter_entries;
       tree->index_bytes += found->second->index_size;
+      tree->data_bytes += found->second->data_size;
       if (found->second->filter_size == 0) ++without_filter;
     }
     tree->files_without_filter += without_filter;
@@ -209,6 +237,19 @@ ReadCosts TakeReadCosts(rdb::Statistics& stats) {
   costs.index_reads = costs.index_misses +
                       stats.getAndResetTickerCount(rdb::BLOCK_CACHE_INDEX_HIT);
   return costs;
+}
+
+DiskReads TakeDiskReads() {
+  rdb::SetPerfLevel(rdb::PerfLevel::kEnableCount);
+  rdb::PerfContext& perf = *rdb::get_perf_context();
+  DiskReads reads;
+  reads.filter = perf.filter_block_read_count;
+  reads.index = perf.index_block_read_count;
+  reads.dictionary = perf.compression_dict_block_read_count;
+  reads.data =
+      perf.block_read_count - reads.filter - reads.index - reads.dictionary;
+  perf.Reset();
+  return reads;
 }
 
 double Seconds(Clock::time_point since) {

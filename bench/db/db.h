@@ -1,7 +1,8 @@
 // bench/db/db.h: the leveled DB that sstfilter-db-bench's scenarios grow and
 // read (workload, memory-limit; open-close takes its directory): db_bench's
 // key and value shapes, the DB's shape, its Gets and what they found, and
-// what its statistics and its live SST files say of the filters.
+// what its statistics, its Get thread's PerfContext and its live SST files
+// say of the filters and the blocks read.
 #pragma once
 
 #include <chrono>
@@ -35,9 +36,8 @@ class Random {
   Random(uint64_t seed, uint64_t stream)
       : engine_(Remix64(seed * 8 + stream + 1)) {}
   uint64_t Below(uint64_t n) { return FastRange64(engine_(), n); }
-  bool Chance(double p) {
-    return static_cast<double>(engine_() >> 11) * 0x1p-53 < p;
-  }
+  double Uniform() { return static_cast<double>(engine_() >> 11) * 0x1p-53; }
+  bool Chance(double p) { return Uniform() < p; }
   std::vector<uint64_t> Permutation(uint64_t n);
 
  private:
@@ -75,6 +75,23 @@ Lookup NextLookup(uint64_t num_keys, double hit_share,
                   const std::vector<KeyRange>& hot, double hot_get_share,
                   Random& rng);
 
+// Ranks 0..n-1 drawn with P(rank r) proportional to 1 / (r + 1)^theta, by
+// Gray et al.'s method (SIGMOD 1994, "Quickly generating billion-record
+// synthetic databases"; YCSB's ZipfianGenerator): O(n) to set up, O(1) a
+// draw.
+class Zipfian {
+ public:
+  Zipfian(uint64_t n, double theta);
+  uint64_t Next(Random& rng) const;
+
+ private:
+  uint64_t n_;
+  double theta_;
+  double zeta_n_;  // sum over i = 1..n of 1 / i^theta
+  double alpha_;   // 1 / (1 - theta)
+  double eta_;
+};
+
 // What the Gets of a run found.
 struct Answers {
   uint64_t gets = 0;
@@ -94,13 +111,18 @@ struct Answers {
 // 1 MiB write buffers, files and level base, T = 10, 4 L0 files to
 // compact, two background jobs, Snappy, WAL off for writes, all files
 // open (filters and indexes held by the table readers unless
-// cache_index_and_filter_blocks), statistics on.
+// cache_index_and_filter_blocks or bounded_memory), statistics on.
 struct DbSetup {
   std::shared_ptr<const rdb::FilterPolicy> policy;
   std::shared_ptr<rdb::Cache> block_cache;  // null: an 8 MiB LRU cache
   // Filters and indexes in the block cache, L0's not pinned: RocksDB's
   // own bound on their memory.
   bool cache_index_and_filter_blocks = false;
+  // The bounded-memory configuration of services (Kafka Streams' documented
+  // RocksDBConfigSetter, Flink's managed memory, TiKV): data, index and
+  // filter blocks in the one block cache, indexes and filters at high
+  // priority, partitioned, their top levels pinned; no compression.
+  bool bounded_memory = false;
   bool dynamic_levels = true;
   bool direct_io = false;  // use_direct_reads
   // sstfilter::NewLevelAwareListener() in DBOptions::listeners (the
@@ -142,6 +164,7 @@ struct Tree {
   uint64_t filter_entries = 0;  // of the SST files with a filter
   uint64_t entries = 0;         // of all
   uint64_t index_bytes = 0;
+  uint64_t data_bytes = 0;
   uint64_t files_without_filter = 0;
   std::string files_per_level;  // "L0:2,L1:4,..." (non-empty levels)
   std::string files_without_filter_per_level;  // "L5:1,L6:40" (if any)
@@ -171,6 +194,19 @@ struct ReadCosts {
   uint64_t index_misses = 0;
 };
 ReadCosts TakeReadCosts(rdb::Statistics& stats);
+
+// The blocks the calling thread read from disk (from the page cache without
+// use_direct_reads) since the last call, by kind, from its PerfContext:
+// a Get's own reads, where the block cache's miss tickers also count other
+// threads'. The first call turns the thread's counting on.
+struct DiskReads {
+  uint64_t data = 0;        // block_read_count less the three kinds below
+  uint64_t filter = 0;      // filter partitions and their index, or filters
+  uint64_t index = 0;       // index partitions and their index, or indexes
+  uint64_t dictionary = 0;  // compression dictionaries
+  uint64_t total() const { return data + filter + index + dictionary; }
+};
+DiskReads TakeDiskReads();
 
 using Clock = std::chrono::steady_clock;
 double Seconds(Clock::time_point since);

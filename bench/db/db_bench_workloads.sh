@@ -53,6 +53,13 @@
 # scaled by 2^(delta / 1.04), delta = its bits/key minus the policy's bytes
 # over its keys; fills whose bytes differ by more than 1% are marked *.
 #
+# With --bounded (the configuration of the block-cache scenario) the
+# measure process runs its Gets twice (db_bench's [W1]: the first pass
+# warms the new process's block cache) and reports, of the second, the
+# blocks read from disk per Get by kind (--perf_level=2: PERF_CONTEXT's
+# block_read_count less its filter and index parts, and those parts); the
+# tickers' figures are then per Get of both passes.
+#
 # Exits 1 if any db_bench fails, a Get of a present key misses (the verify
 # readrandom, and absent's DB, where every readrandom key is present), an
 # absent key is found, a DB did not keep its policy, or a listener policy's
@@ -63,8 +70,8 @@
 # usage: bench/db/db_bench_driver db-workloads [--num N] [--reads N]
 #          [--fills F] [--first-seed S] [--rounds R] [--workloads LIST]
 #          [--policies LIST] [--static] [--partitioned]
-#          [--cache-filters FRACTION] [--restart] [--direct-io]
-#          [--file-kib K] [--small] [--smoke] [--resume] [--report]
+#          [--cache-filters FRACTION] [--bounded] [--cache-of-data F]
+#          [--restart] [--direct-io] [--file-kib K] [--small] [--smoke] [--resume] [--report]
 #          [common flags: --rocksdb, --preload, --inspect, --out]
 #   --num N          keys each DB ends with (default 2,000,000)
 #   --reads N        measured Gets per run (default 400,000)
@@ -86,6 +93,16 @@
 #                    filters at the 10 bits/key every policy is near), e.g.
 #                    0.25; default: filters held by the table readers, an
 #                    8 MiB block cache (one shard either way)
+#   --bounded        the bounded-memory configuration services run (Kafka
+#                    Streams, Flink, TiKV): --partitioned, index and filter
+#                    blocks in the block cache at high priority (a high-
+#                    priority pool of 0.5, RocksDB's LRUCache default), the
+#                    top levels pinned, no compression
+#   --cache-of-data F
+#                    cache_index_and_filter_blocks=true with a block cache
+#                    of F x num x 121.3 bytes (the uncompressed data blocks
+#                    of num keys: kDataBlockBytesPerKey of bench/db/
+#                    workload.cc), e.g. 0.25 or 1/16
 #   --restart        a new process between fill and rounds
 #   --direct-io      use_direct_reads=true
 #   --file-kib K     write buffer, target file size and level base (default
@@ -101,7 +118,8 @@
 num=2000000; reads=400000; fills=5; first_seed=101; rounds=10; file_kib=""
 workloads="absent hits90 hot"
 policies="ribbonfilter:15 bloomfilter:10 sstfilter.LevelAware:10+listener sstfilter.LevelAware:10"
-dynamic=true; partitioned=0; cache_fraction=""; restart=0; direct=0
+dynamic=true; partitioned=0; cache_fraction=""; data_fraction=""; bounded=0
+restart=0; direct=0
 resume=0; report_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -109,6 +127,8 @@ while [ $# -gt 0 ]; do
     --static) dynamic=false ;;
     --partitioned) partitioned=1 ;;
     --cache-filters) cache_fraction="$2"; shift ;;
+    --cache-of-data) data_fraction="$2"; shift ;;
+    --bounded) bounded=1; partitioned=1 ;;
     --restart) restart=1 ;;
     --direct-io) direct=1 ;;
     --file-kib) file_kib="$2"; shift ;;
@@ -130,15 +150,22 @@ run_file() { echo "$out/runs/$1__$(label "$2")__$3.result"; }
 chunk=$((num / (2 * rounds)))
 if [ -n "$cache_fraction" ]; then
   cache_bytes=$(awk -v f="$cache_fraction" -v n="$num" 'BEGIN {printf "%d", f * n * 10 / 8}')
+elif [ -n "$data_fraction" ]; then
+  cache_bytes=$(awk -v f="$data_fraction" -v n="$num" \
+    'BEGIN {k = split(f, p, "/"); printf "%d", (k == 2 ? p[1] / p[2] : f) * n * 121.3}')
 else
   cache_bytes=$((8 << 20))
 fi
 if [ -n "$cache_fraction" ]; then
   filters_at="filter and index blocks in a block cache of $cache_bytes bytes ($cache_fraction x num x 10 bits)"
+elif [ -n "$data_fraction" ]; then
+  filters_at="data, filter and index blocks in a block cache of $cache_bytes bytes ($data_fraction x num x 121.3 bytes of data blocks)"
 else
   filters_at="filters held by the table readers, an 8 MiB block cache"
 fi
-config="$num keys, $reads measured Gets, $rounds rounds of $chunk Gets + $chunk writes, $file_kib KiB files and level base, dynamic layout $dynamic, partitioned filters $partitioned, $filters_at, restart $restart, direct reads $direct; $binary"
+config="$num keys, $reads measured Gets, $rounds rounds of $chunk Gets + $chunk writes, $file_kib KiB files and level base, dynamic layout $dynamic, partitioned filters $partitioned, $filters_at, bounded memory $bounded, restart $restart, direct reads $direct; $binary"
+# Under --bounded the measure process warms its cache with a first pass.
+passes=$((bounded + 1))
 
 # ---------------------------------------------------------------- options
 # write_options FILE POLICY: the OPTIONS file of one policy ("+listener"
@@ -148,7 +175,12 @@ write_options() {
   read -ra lines <<<"$(leveled_shape $((file_kib * 1024)) "$dynamic")"
   [ "$direct" = 1 ] && lines+=(db:use_direct_reads=true)
   lines+=(table:format_version=5)
-  if [ -n "$cache_fraction" ]; then
+  if [ "$bounded" = 1 ]; then
+    lines=("${lines[@]/%compression=kSnappyCompression/compression=kNoCompression}")
+    lines+=(table:cache_index_and_filter_blocks_with_high_priority=true
+            table:pin_top_level_index_and_filter=true)
+  fi
+  if [ -n "$cache_fraction$data_fraction" ] || [ "$bounded" = 1 ]; then
     lines+=(table:cache_index_and_filter_blocks=true)
   else
     lines+=(table:cache_index_and_filter_blocks=false)
@@ -213,6 +245,12 @@ run() {
   local common=(--options_file="$ini" --db="$db" --num="$space" --key_size=16 --value_size=100
                 --compression_ratio=0.5 --bloom_bits=-1 --threads=1 --cache_size="$cache_bytes"
                 --cache_type=lru_cache --cache_numshardbits=0 --histogram=0 "${wflags[@]}")
+  local measure=(--benchmarks="$measured" --statistics=1)
+  if [ "$bounded" = 1 ]; then
+    common+=(--cache_high_pri_pool_ratio=0.5)
+    # No progress lines on stderr, which would break stdout's in the log.
+    measure=(--benchmarks="${measured}[W1]" --statistics=1 --perf_level=2 --progress_reports=0)
+  fi
   rm -rf "$db"
   t0=$(now)
   if [ "$restart" = 1 ]; then
@@ -229,7 +267,7 @@ run() {
   fi
   wall_work=$(since "$t0"); t0=$(now)
   db "$logs.measure.log" "${common[@]}" --seed="$((seed + 5000))" --use_existing_db=1 --reads="$reads" \
-    --benchmarks="$measured" --statistics=1
+    "${measure[@]}"
   wall_measure=$(since "$t0"); t0=$(now)
   local verify_reads=$((reads < 100000 ? reads : 100000))
   db "$logs.verify.log" "${common[@]}" --seed="$((seed + 7000))" --use_existing_db=1 --use_existing_keys=1 \
@@ -257,10 +295,10 @@ run() {
   pos=$(ticker "$m" bloom.filter.full.positive); tp=$(ticker "$m" bloom.filter.full.true.positive)
   useful=$(ticker "$m" bloom.filter.useful); fmiss=$(ticker "$m" block.cache.filter.miss)
   dmiss=$(ticker "$m" block.cache.data.miss)
-  ops=$(awk -v b="$measured" '$1 == b {print $5}' "$m")
+  ops=$(awk -v b="$measured" '$1 == b {print $5}' "$m" | tail -1)
   local round_hits
   round_hits=$(found "$logs.workload.log" "$measured" | awk '{f += $1; g += $2} END {if (g) printf "%.4f", f / g}')
-  read -r f g < <(found "$m" "$measured") || true
+  read -r f g < <(found "$m" "$measured" | tail -1) || true
   [ "${g:-0}" -gt 0 ] || fail "$w $p seed $seed: no $measured result in $m"
   hits=$(awk -v f="$f" -v g="$g" 'BEGIN {printf "%.4f", f / g}')
   # Live filters: sst_dump's properties, in all; sstfilter-inspect, per level.
@@ -272,11 +310,20 @@ run() {
     levels=$(jq -r '[.dbs[0].column_families[0].levels[] |
       "L\(.level):\(.num_files):\(.bits_per_key * 100 | round / 100):\(.kinds)"] | join(",")' "$logs.inspect.json")
   fi
+  # The last pass's PERF_CONTEXT: block reads by kind.
+  local reads=0 freads=0 ireads=0 dreads=0
+  if [ "$bounded" = 1 ]; then
+    read -r reads freads ireads dreads < <(perf_counts "$m" block_read_count filter_block_read_count \
+      index_block_read_count compression_dict_block_read_count)
+  fi
   awk -v pos="$pos" -v tp="$tp" -v u="$useful" -v fm="${fmiss:-0}" -v dm="${dmiss:-0}" -v g="$g" \
-      -v fb="$fbytes" -v fk="$fkeys" 'BEGIN {
+      -v n="$passes" -v fb="$fbytes" -v fk="$fkeys" -v r="$reads" -v rf="$freads" -v ri="$ireads" \
+      -v rd="$dreads" 'BEGIN {
     printf "RESULT wasted=%.6f checks=%.4f filter_miss=%.5f data_miss=%.5f filter_bytes=%d filter_keys=%d bits_per_key=%.3f",
-      (pos - tp) / g, (pos + u) / g, fm / g, dm / g, fb, fk, fk ? fb * 8 / fk : 0 }' > "$(run_file "$w" "$p" "$seed")"
-  echo " gets_per_s=$ops hits=$hits round_hits=${round_hits:-0} listener_log=$watched/$missing gets=$g levels=$levels wall_fill=$wall_fill wall_work=$wall_work wall_measure=$wall_measure wall_verify=$wall_verify" \
+      (pos - tp) / (n * g), (pos + u) / (n * g), fm / (n * g), dm / (n * g), fb, fk, fk ? fb * 8 / fk : 0
+    printf " disk=%.6f disk_data=%.6f disk_filter=%.6f disk_index=%.6f", r / g, (r - rf - ri - rd) / g, rf / g, ri / g
+  }' > "$(run_file "$w" "$p" "$seed")"
+  echo " cache_bytes=$cache_bytes gets_per_s=$ops hits=$hits round_hits=${round_hits:-0} listener_log=$watched/$missing gets=$g levels=$levels wall_fill=$wall_fill wall_work=$wall_work wall_measure=$wall_measure wall_verify=$wall_verify" \
     >> "$(run_file "$w" "$p" "$seed")"
   echo "$w $p seed $seed: wasted $(field "$(run_file "$w" "$p" "$seed")" wasted)/Get, hits $hits," \
     "$fbytes filter bytes; wall ${wall_fill}+${wall_work}+${wall_measure}+${wall_verify} s" | tee -a "$out/runs.log" >&2
@@ -338,8 +385,15 @@ report() {
     echo
     echo "### $w"
     echo
-    echo "| policy | wasted reads / Get | ×R | ×B | ×R at equal bytes | filter bytes ×R | bits/key | filter checks / Get | filter-block misses / Get |$([ "$direct" = 1 ] && echo " data-block misses / Get |") found: measured / rounds | Gets/s | wall s |"
-    echo "|---|---|---|---|---|---|---|---:|---:|$([ "$direct" = 1 ] && echo "---:|")---:|---:|---|"
+    echo "| policy | wasted reads / Get | ×R | ×B | ×R at equal bytes | filter bytes ×R | bits/key | filter checks / Get | filter-block misses / Get |$([ "$direct" = 1 ] && echo " data-block misses / Get |")$([ "$bounded" = 1 ] && echo " disk reads / Get (data / filter / index) | ÷ best ribbonfilter |") found: measured / rounds | Gets/s | wall s |"
+    echo "|---|---|---|---|---|---|---|---:|---:|$([ "$direct" = 1 ] && echo "---:|")$([ "$bounded" = 1 ] && echo "---|---:|")---:|---:|---|"
+    # The ribbonfilter:B of the lowest median disk reads per Get.
+    local best=""
+    if [ "$bounded" = 1 ]; then
+      best=$(for p in $policies; do
+        if [[ "$p" == ribbonfilter:* ]]; then echo "$(per_fill "$w" "$p" disk | median %.6f) $p"; fi
+      done | awk '$1 != "–"' | sort -g | awk 'NR == 1 {print $2}')
+    fi
     for p in $policies; do
       local row="| \`$p\` | $(per_fill "$w" "$p" wasted | with_fills %.5f)"
       if has "$ref_r" && [ "$p" != "$ref_r" ]; then
@@ -357,6 +411,11 @@ report() {
       row="$row | $(per_fill "$w" "$p" bits_per_key | with_fills %.2f) | $(per_fill "$w" "$p" checks | median %.3f)"
       row="$row | $(per_fill "$w" "$p" filter_miss | median %.4f)"
       [ "$direct" = 1 ] && row="$row | $(per_fill "$w" "$p" data_miss | median %.5f)"
+      if [ "$bounded" = 1 ]; then
+        row="$row | $(per_fill "$w" "$p" disk | median %.4f) ($(per_fill "$w" "$p" disk_data | median %.4f) /"
+        row="$row $(per_fill "$w" "$p" disk_filter | median %.4f) / $(per_fill "$w" "$p" disk_index | median %.4f))"
+        row="$row | $(if [ -n "$best" ]; then ratios "$w" "$p" disk "$best"; fi | median %.3f)${best:+ ($best)}"
+      fi
       row="$row | $(per_fill "$w" "$p" hits | median %.3f) / $(per_fill "$w" "$p" round_hits | median %.3f)"
       row="$row | $(per_fill "$w" "$p" gets_per_s | median %.0f)"
       local wf ww wm wv
@@ -376,6 +435,7 @@ report() {
 any=$(ls "$out"/runs/*.result 2>/dev/null | head -1 || true)
 [ -n "$any" ] || fail "no runs in $out/runs"
 grep -q "direct reads 1" "$out/runs/config" && direct=1
+grep -q "bounded memory 1" "$out/runs/config" && bounded=1
 # The report covers every fill in OUT/runs.
 seeds=$(ls "$out/runs" | sed -n 's/.*__\([0-9]*\)\.result$/\1/p' | sort -n -u)
 report | tee "$out/db_bench_workloads.md"

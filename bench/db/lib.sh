@@ -118,6 +118,55 @@ kept() {
 # output in LOG (nothing if it has none).
 ticker() { awk -v t="rocksdb.$2 COUNT" 'index($0, t) == 1 {print $4}' "$1"; }
 
+# workload_runs CELLS FLAGS_OF: one run of `sstfilter-db-bench workload`
+# on the DB OUT/db per seed of $seeds, cell of CELLS (words) and policy of
+# $policies, skipping those whose result (run_file CELL POLICY SEED) holds a
+# RESULT line already; FLAGS_OF CELL prints the cell's flags, one a line.
+# Each run's log goes to OUT/logs/<its result's name>.log and its last line,
+# with the seconds it took, to stderr. OUT/runs and OUT/logs are emptied
+# first unless --resume. Exits the driver if a run fails.
+workload_runs() {
+  local cells="$1" flags_of="$2" seed cell p result log t0 started cell_flags
+  [ "$resume" = 1 ] || rm -rf "$out/runs" "$out/logs"
+  mkdir -p "$out/runs" "$out/logs"
+  started=$(date +%s)
+  for seed in $seeds; do
+    for cell in $cells; do
+      mapfile -t cell_flags < <("$flags_of" "$cell")
+      for p in $policies; do
+        result=$(run_file "$cell" "$p" "$seed")
+        [ -s "$result" ] && continue
+        log="$out/logs/$(basename "$result" .result).log"
+        t0=$(date +%s)
+        if ! "$db_bench_bin" workload --policy "$p" --seed "$seed" --num "$num" --reads "$reads" \
+            "${cell_flags[@]}" --db "$out/db" > "$log" 2>&1; then
+          echo "$tool: $p, $cell, seed $seed failed; see $log" >&2; tail -3 "$log" >&2; exit 1
+        fi
+        grep '^RESULT ' "$log" > "$result"
+        echo "$cell: $(grep -v '^RESULT ' "$log" | tail -1) ($(( $(date +%s) - t0 )) s)" >&2
+      done
+    done
+  done
+  echo "$tool: $(( $(date +%s) - started )) s for the runs" >&2
+}
+
+# perf_counts LOG NAME...: the counters NAME of the last PERF_CONTEXT that
+# db_bench printed in LOG (--perf_level=2, after each benchmark), on one
+# line in the order asked (0 for one it lacks).
+perf_counts() {
+  local log="$1"
+  shift
+  awk -v names="$*" '/PERF_CONTEXT:/ {text = ""; on = 1; next}
+    on && /^[a-z_]+ = / {text = text ", " $0; next} on {on = 0}
+    END {
+      n = split(text, pairs, /, */)
+      for (i = 1; i <= n; i++) if (split(pairs[i], kv, / = /) == 2 && !(kv[1] in v)) v[kv[1]] = kv[2] + 0
+      k = split(names, want, " ")
+      for (i = 1; i <= k; i++) printf "%s%d", (i > 1 ? " " : ""), v[want[i]]
+      print ""
+    }' "$log"
+}
+
 # sweep_flag FLAG VALUE: takes one of the flags every sweep over policies,
 # fills and workloads reads alike (--num, --reads, --fills, --first-seed,
 # --workloads, --policies with a value; --resume, --report alone) and sets

@@ -55,28 +55,9 @@ seeds=$(seq "$first_seed" $((first_seed + fills - 1)))
 label() { echo "$1" | tr ':.;={} ' '_______'; }
 run_file() { echo "$out/runs/$1__$(label "$2")__$3.result"; }
 
-if [ "$report_only" = 0 ]; then
-  [ "$resume" = 1 ] || rm -rf "$out/runs" "$out/logs"
-  mkdir -p "$out/runs" "$out/logs"
-  started=$(date +%s)
-  for seed in $seeds; do
-    for w in $workloads; do
-      for p in $policies; do
-        result=$(run_file "$w" "$p" "$seed")
-        [ -s "$result" ] && continue
-        log="$out/logs/$(basename "$result" .result).log"
-        t0=$(date +%s)
-        if ! "$db_bench_bin" workload --policy "$p" --workload "$w" --seed "$seed" --num "$num" --reads "$reads" \
-            "${flags[@]}" --db "$out/db" > "$log" 2>&1; then
-          echo "$tool: $p, $w, seed $seed failed; see $log" >&2; tail -3 "$log" >&2; exit 1
-        fi
-        grep '^RESULT ' "$log" > "$result"
-        echo "$(grep -v '^RESULT ' "$log" | tail -1) ($(( $(date +%s) - t0 )) s)" >&2
-      done
-    done
-  done
-  echo "$tool: $(( $(date +%s) - started )) s for the runs" >&2
-fi
+# A workload's flags for sstfilter-db-bench workload, one a line.
+workload_flags() { printf '%s\n' --workload "$1" "${flags[@]}"; }
+[ "$report_only" = 1 ] || workload_runs "$workloads" workload_flags
 
 # One value per fill of metric $3 for workload $1, policy $2.
 per_fill() { for s in $seeds; do v=$(field "$(run_file "$1" "$2" "$s")" "$3"); [ -n "$v" ] && echo "$v"; done; true; }
@@ -89,7 +70,7 @@ ratio_at() {
 }
 ratios() { for s in $seeds; do ratio_at "$@" "$s"; done; }
 paired() { if [[ " $policies " == *" $4 "* ]]; then ratios "$@" | median %.3f; else echo "–"; fi; }
-any=$(ls "$out"/runs/*.result 2>/dev/null | head -1)
+any=$(ls "$out"/runs/*.result 2>/dev/null | head -1 || true)
 [ -n "$any" ] || { echo "$tool: no runs in $out/runs" >&2; exit 1; }
 # The table covers every fill in OUT/runs (with --resume or --report, more
 # than this command's --fills).
