@@ -476,7 +476,8 @@ double LevelAwareAllocator::CacheAverage(
     }
   }
   CacheLoad load;
-  load.capacity_bytes = CacheShareOf(cache.cache, cf, data_bytes);
+  const double share = CacheShareOf(cache.cache, cf, data_bytes);
+  load.capacity_bytes = kUsableCacheShare * share;
   load.data_bytes = data_bytes;
   load.data_block_bytes = cache.data_block_bytes;
   load.index_bytes = index_bytes;
@@ -542,8 +543,8 @@ double LevelAwareAllocator::CacheAverage(
       "%.4g absent); filters "
       "%.0f bytes, %.3f disk reads per probe modelled (%.3f at the bits "
       "asked)",
-      load.capacity_bytes, cache.cache->GetCapacity(), load.data_bytes,
-      load.index_bytes, per_get > 0 ? load.hits / per_get : 0,
+      share, cache.cache->GetCapacity(), load.data_bytes, load.index_bytes,
+      per_get > 0 ? load.hits / per_get : 0,
       tree.learned ? "learned" : "modelled", load.hits, load.absent_probes,
       choice.filter_bytes, per_get > 0 ? choice.disk_reads / per_get : 0,
       per_get > 0
