@@ -199,5 +199,42 @@ TEST(CacheModel, NeverReadsMoreThanTheBitsAsked) {
   }
 }
 
+// Hot key ranges: most hits in a few slices of the key space keep those
+// slices' filter, index and data blocks cached, so a cache too small for
+// all the filter and index blocks still holds the ones the Gets read. The
+// model sees that: more bits than where the same hits spread evenly, and
+// fewer disk reads.
+TEST(CacheModel, HotSlicesKeepTheirBlocksCached) {
+  CacheLoad load;
+  load.data_bytes = 1.2e8;
+  load.index_bytes = 1.0e6;
+  load.capacity_bytes = 1.2e8 / 64;
+  load.hits = 0.9;
+  load.absent_probes = 3;
+  const CacheChoice even =
+      ChooseForCache(load, 1, 20, BloomCost(1e6, load.absent_probes));
+  // 90% of the probes in 2 of 32 slices.
+  load.slice_hits.assign(32, 0.1 / 30);
+  load.slice_absent.assign(32, 0.1 / 30);
+  for (size_t hot : {5, 20})
+    load.slice_hits[hot] = load.slice_absent[hot] = 0.45;
+  const CacheChoice hot =
+      ChooseForCache(load, 1, 20, BloomCost(1e6, load.absent_probes));
+  EXPECT_GT(hot.bits_per_key, even.bits_per_key + 2);
+  EXPECT_LT(hot.disk_reads, even.disk_reads);
+  // Slices spread evenly are the model without slices.
+  load.slice_hits.assign(32, 1.0 / 32);
+  load.slice_absent.assign(32, 1.0 / 32);
+  EXPECT_NEAR(
+      DiskReads(load, 1e6, 0.1),
+      [&] {
+        CacheLoad plain = load;
+        plain.slice_hits.clear();
+        plain.slice_absent.clear();
+        return DiskReads(plain, 1e6, 0.1);
+      }(),
+      1e-6);
+}
+
 }  // namespace
 }  // namespace sstfilter

@@ -40,7 +40,7 @@ double LruCharacteristicTime(const std::vector<CachedBlocks>& kinds,
   // Held bytes grow with t: bracket, then bisect (on the log scale).
   double low = 1e-12, high = 1;
   while (held(high) < capacity_bytes && high < 1e30) high *= 16;
-  for (int i = 0; i < 100; ++i) {
+  for (int i = 0; i < 60; ++i) {
     const double mid = std::sqrt(low * high);
     (held(mid) < capacity_bytes ? low : high) = mid;
   }
@@ -48,12 +48,24 @@ double LruCharacteristicTime(const std::vector<CachedBlocks>& kinds,
 }
 
 double DiskReads(const CacheLoad& load, double filter_bytes, double wasted) {
-  const double passed = load.hits + wasted;
-  const std::vector<CachedBlocks> kinds = {
-      {filter_bytes, load.filter_block_bytes, load.hits + load.absent_probes},
-      {load.index_bytes, load.index_block_bytes, passed},
-      {load.data_bytes, load.data_block_bytes, passed},
-  };
+  const bool sliced = !load.slice_hits.empty() &&
+                      load.slice_hits.size() == load.slice_absent.size();
+  const size_t slices = sliced ? load.slice_hits.size() : 1;
+  const double part = 1.0 / static_cast<double>(slices);
+  const double pass_share = load.absent_probes > 0
+                                ? wasted / load.absent_probes
+                                : 0;  // of the absent probes, passed
+  std::vector<CachedBlocks> kinds;
+  for (size_t s = 0; s < slices; ++s) {
+    const double hits = load.hits * (sliced ? load.slice_hits[s] : 1);
+    const double absent =
+        load.absent_probes * (sliced ? load.slice_absent[s] : 1);
+    const double passed = hits + absent * pass_share;
+    kinds.push_back(
+        {filter_bytes * part, load.filter_block_bytes, hits + absent});
+    kinds.push_back({load.index_bytes * part, load.index_block_bytes, passed});
+    kinds.push_back({load.data_bytes * part, load.data_block_bytes, passed});
+  }
   const double t = LruCharacteristicTime(kinds, load.capacity_bytes);
   double reads = 0;
   for (const CachedBlocks& kind : kinds) {

@@ -83,6 +83,7 @@ void LevelWorkload::ForgetBuckets() {
   for (auto& level : bucket_weight_) level.fill(0);
   for (auto& level : bucket_samples_) level.fill(0);
   for (auto& level : bucket_exposure_) level.fill(0);
+  for (auto& level : bucket_hits_) level.fill(0);
 }
 
 bool LevelWorkload::MaybeRefresh(const PerLevel* level_keys) {
@@ -129,6 +130,8 @@ bool LevelWorkload::MaybeRefresh(const PerLevel* level_keys) {
       sampled_keys += keys;
       // Half the old weight, as the level's density keeps.
       bucket_weight_[level][b] = bucket_weight_[level][b] / 2 + weight;
+      bucket_hits_[level][b] =
+          bucket_hits_[level][b] / 2 + std::max(0.0, cell_samples - weight);
       bucket_samples_[level][b] = bucket_samples_[level][b] / 2 + samples;
       bucket_exposure_[level][b] = bucket_exposure_[level][b] / 2 + keys;
       bucket_learned_[level][b] = true;
@@ -221,6 +224,28 @@ bool LevelWorkload::LevelHits(
     if (levels_with_keys[level] && !learned_[level]) return false;
   }
   *hits = level_hits_;
+  return true;
+}
+
+bool LevelWorkload::BucketShares(PerBucket* hits, PerBucket* absent) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  hits->fill(0);
+  absent->fill(0);
+  double hit_total = 0, absent_total = 0;
+  for (int level = 0; level < kMaxLevels; ++level) {
+    for (int b = 0; b < kBuckets; ++b) {
+      (*hits)[b] += bucket_hits_[level][b];
+      (*absent)[b] += bucket_weight_[level][b];
+      hit_total += bucket_hits_[level][b];
+      absent_total += bucket_weight_[level][b];
+    }
+  }
+  if (!(hit_total + absent_total > 0)) return false;
+  for (int b = 0; b < kBuckets; ++b) {
+    (*hits)[b] = hit_total > 0 ? (*hits)[b] / hit_total : 1.0 / kBuckets;
+    (*absent)[b] =
+        absent_total > 0 ? (*absent)[b] / absent_total : 1.0 / kBuckets;
+  }
   return true;
 }
 

@@ -48,6 +48,11 @@ bool TreeBytes(const HeldFilters& held, double* data_bytes,
 // the data), filters of 0.78x the capacity were read back for 0.004% of
 // absent-key probes and of 0.93x for 0.7%, with index blocks beside them.
 inline constexpr double kUsableCacheShare = 0.8;
+// The fewest average bits/key size_for_cache chooses: below 2 a filter
+// passes 40% of absent keys or more, and a Get's reads turn on which
+// files L0 holds (two runs of the sweep's 1/64 cell at 1.09 and 1.12
+// bits/key read 1.11 and 1.26 blocks per Get).
+inline constexpr double kCacheFewestBitsPerKey = 2;
 
 double CacheShareOf(const std::shared_ptr<ROCKSDB_NAMESPACE::Cache>& cache,
                     const std::shared_ptr<ColumnFamilyTree>& cf,

@@ -489,6 +489,13 @@ double LevelAwareAllocator::CacheAverage(
                                ? cache.metadata_block_bytes
                                : index_bytes / static_cast<double>(files);
   load.hits = hits;
+  if (tree.learned) {
+    LevelWorkload::PerBucket slice_hits, slice_absent;
+    if (workload->BucketShares(&slice_hits, &slice_absent)) {
+      load.slice_hits.assign(slice_hits.begin(), slice_hits.end());
+      load.slice_absent.assign(slice_absent.begin(), slice_absent.end());
+    }
+  }
   load.absent_probes =
       std::accumulate(tree.probes.begin(), tree.probes.end(), 0.0);
   const double keys = tree.TotalKeys();
@@ -510,6 +517,9 @@ double LevelAwareAllocator::CacheAverage(
                    load.filter_block_bytes, load.hits}) {
     inputs.push_back(rounded(x));
   }
+  for (const auto* shares : {&load.slice_hits, &load.slice_absent}) {
+    for (double x : *shares) inputs.push_back(rounded(x));
+  }
   if (inputs == state->cache_inputs) return state->cache_average;
 
   // The allocation holds the average, so the filters' bytes follow from
@@ -530,8 +540,8 @@ double LevelAwareAllocator::CacheAverage(
   };
   const double most = std::min(settings_.MostBitsPerKey(),
                                LevelAllocationLimits::kMaxAverageBitsPerKey);
-  const CacheChoice choice = ChooseForCache(
-      load, LevelAllocationLimits::kMinAverageBitsPerKey, most, cost_at);
+  const CacheChoice choice =
+      ChooseForCache(load, kCacheFewestBitsPerKey, most, cost_at);
   state->cache_inputs = std::move(inputs);
   state->cache_average = choice.bits_per_key;
   const double per_get = load.hits + load.absent_probes;

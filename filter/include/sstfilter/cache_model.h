@@ -10,8 +10,10 @@
 // characteristic time t solves sum over blocks of size (1 - exp(-r t)) = C.
 // The blocks of one kind are referenced alike, uniformly over its bytes: a
 // kind of B bytes in blocks of s bytes referenced a times per lookup has
-// r = a s / B per block. (Skew within a kind, e.g. hot data blocks, is not
-// seen: the model then undervalues the cache's data share.)
+// r = a s / B per block, within each slice of the key space (CacheLoad):
+// skew between slices is seen, skew within one (Zipfian keys scattered
+// over the key space) is not, so there the model undervalues what the
+// cache holds of the hottest data.
 //
 // A lookup: each filter it consults is one filter reference (a partition,
 // or the file's whole filter block); a filter that passes (a file holding
@@ -50,6 +52,13 @@ struct CacheLoad {
   // those of files that do not.
   double hits = 0;
   double absent_probes = 0;
+  // Where in the key space the probes go, over equal slices of it, each
+  // holding an equal part of the data, index and filter bytes: the shares
+  // of the hits and of the absent probes per slice (each summing to 1).
+  // Empty: spread evenly. Hot key ranges make their slices' blocks hotter,
+  // so the cache holds more of them than of the rest.
+  std::vector<double> slice_hits;
+  std::vector<double> slice_absent;
 };
 
 // Blocks read from disk per lookup (the unit of `load`'s probes) with

@@ -155,6 +155,12 @@ class LevelWorkload {
   bool LevelHits(const std::array<bool, kMaxLevels>& levels_with_keys,
                  PerLevel* hits) const;
 
+  // How the learned probes spread over the key space's buckets, over all
+  // levels: the shares of the probes that found their key and of the
+  // absent ones (each summing to 1); false, and nothing learned, before a
+  // refresh has seen any.
+  bool BucketShares(PerBucket* hits, PerBucket* absent) const;
+
   // The levels whose density has been learned (false everywhere before the
   // first refresh).
   std::array<bool, kMaxLevels> LearnedLevels() const;
@@ -217,6 +223,7 @@ class LevelWorkload {
   std::array<PerBucket, kMaxLevels> bucket_weight_{};
   std::array<PerBucket, kMaxLevels> bucket_samples_{};
   std::array<PerBucket, kMaxLevels> bucket_exposure_{};
+  std::array<PerBucket, kMaxLevels> bucket_hits_{};  // decayed alike
   std::array<std::array<bool, kBuckets>, kMaxLevels> bucket_learned_{};
   std::array<std::array<bool, kBuckets>, kMaxLevels> bucket_deviant_{};
   PerLevel density_{};
