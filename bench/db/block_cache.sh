@@ -34,7 +34,7 @@
 #          [common flags: --build, --out]
 #   --num N         unique keys per DB (default 200,000: 24 MB of data
 #                   blocks, L0 and three levels; the default sweep, 156
-#                   runs, took 32 minutes on 2 shared cores)
+#                   runs, took 29 minutes on 2 shared cores)
 #   --reads N       Gets of phase A and of phase B (default 50,000)
 #   --fills F       fills (seeds) per cell and policy (default 1)
 #   --first-seed S  the first fill's seed (default 1)
