@@ -171,13 +171,12 @@ TEST(CacheModel, ChoosesFewerBitsOnlyWhereTheCacheIsShortAndGetsHit) {
         << "capacity " << row.capacity << " hits " << row.hits;
     EXPECT_LE(choice.bits_per_key, row.bits_at_most)
         << "capacity " << row.capacity << " hits " << row.hits;
-    EXPECT_LE(choice.disk_reads, choice.disk_reads_at_most);
   }
 }
 
-// The choice never reads more than the most bits would; a cache that
-// holds every block referenced gets the most bits.
-TEST(CacheModel, NeverReadsMoreThanTheBitsAsked) {
+// The choice reads within the tie share of the least any average would;
+// a cache that holds every block referenced gets the most bits.
+TEST(CacheModel, ChoosesWithinTheTieOfTheLeastReads) {
   CacheLoad load;
   load.data_bytes = 1.2e8;
   load.index_bytes = 1.0e6;
@@ -188,7 +187,15 @@ TEST(CacheModel, NeverReadsMoreThanTheBitsAsked) {
       load.capacity_bytes = capacity;
       const CacheChoice choice =
           ChooseForCache(load, 1, 20, BloomCost(1e6, load.absent_probes));
-      EXPECT_LE(choice.disk_reads, choice.disk_reads_at_most)
+      // Within the tie share of the least reads of any average, computed
+      // here point by point.
+      double least = choice.disk_reads_at_most;
+      for (double bits = 1; bits <= 20; bits += kCacheGridBits) {
+        const FilterCost cost = BloomCost(1e6, load.absent_probes)(bits);
+        least =
+            std::min(least, DiskReads(load, cost.filter_bytes, cost.wasted));
+      }
+      EXPECT_LE(choice.disk_reads, least * (1 + kCacheTieShare) + 1e-12)
           << "hits " << hits << " capacity " << capacity;
     }
     load.capacity_bytes = 1.3e8;  // data, index and 20 bits/key of filters
@@ -197,6 +204,26 @@ TEST(CacheModel, NeverReadsMoreThanTheBitsAsked) {
               20)
         << "hits " << hits;
   }
+}
+
+// Unpartitioned, a file's filter is one block whose size follows the
+// bits/key: the model's blocks grow with the filters, so at a cache too
+// small for them it reads more filter blocks back than partitions would.
+TEST(CacheModel, UnpartitionedFilterBlocksFollowTheFiltersSize) {
+  CacheLoad load;
+  load.data_bytes = 1.2e8;
+  load.index_bytes = 1.0e6;
+  load.capacity_bytes = 2.1e6;
+  load.hits = 0.9;
+  load.absent_probes = 3;
+  load.filter_blocks = 30;
+  const double small = DiskReads(load, 0.5e6, 0.01);
+  const double large = DiskReads(load, 2.0e6, 0.001);
+  EXPECT_GT(large, small);
+  // The same bytes in one block per file or in partitions of 4 KiB: equal
+  // where the cache holds them all.
+  load.capacity_bytes = 2e9;
+  EXPECT_EQ(DiskReads(load, 1e6, 0.01), 0);
 }
 
 // Hot key ranges: most hits in a few slices of the key space keep those

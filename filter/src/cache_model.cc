@@ -61,14 +61,17 @@ double DiskReads(const CacheLoad& load, double filter_bytes, double wasted) {
     const double absent =
         load.absent_probes * (sliced ? load.slice_absent[s] : 1);
     const double passed = hits + absent * pass_share;
-    kinds.push_back(
-        {filter_bytes * part, load.filter_block_bytes, hits + absent});
+    const double filter_block_bytes = load.filter_blocks > 0
+                                          ? filter_bytes / load.filter_blocks
+                                          : load.filter_block_bytes;
+    kinds.push_back({filter_bytes * part, filter_block_bytes, hits + absent});
     kinds.push_back({load.index_bytes * part, load.index_block_bytes, passed});
     kinds.push_back({load.data_bytes * part, load.data_block_bytes, passed});
   }
   const double t = LruCharacteristicTime(kinds, load.capacity_bytes);
   double reads = 0;
   for (const CachedBlocks& kind : kinds) {
+    if (!(kind.bytes > 0)) continue;  // no blocks of the kind: nothing read
     reads += kind.references * (1 - LruHitRatio(kind, t));
   }
   return reads;

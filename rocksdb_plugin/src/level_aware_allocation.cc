@@ -499,9 +499,10 @@ double LevelAwareAllocator::CacheAverage(
   load.absent_probes =
       std::accumulate(tree.probes.begin(), tree.probes.end(), 0.0);
   const double keys = tree.TotalKeys();
-  load.filter_block_bytes = cache.partitioned_filters
-                                ? cache.metadata_block_bytes
-                                : asked * keys / 8 / static_cast<double>(files);
+  load.filter_block_bytes = cache.metadata_block_bytes;
+  if (!cache.partitioned_filters) {
+    load.filter_blocks = static_cast<double>(files);  // one per file
+  }
 
   auto rounded = [](double x) {
     // To 1/16 of a doubling (4.4%): the choice moves by far less.

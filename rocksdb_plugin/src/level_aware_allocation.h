@@ -34,9 +34,10 @@ struct LevelAwareSettings {
   // (memory_limit); 0: no limit.
   uint64_t memory_limit_bytes = 0;
   // size_for_cache: the average is chosen for the block cache the filters
-  // share with data and index blocks, at most the one asked.
+  // share with data and index blocks, from kCacheFewestBitsPerKey
+  // (block_cache_share.h) to kCacheMostShare x the one asked.
   bool size_for_cache = false;
-  // size_for_cache chooses the average in [1, kCacheMostShare x the one
+  // size_for_cache chooses the average in [2, kCacheMostShare x the one
   // asked]: where the cache holds every block the Gets read, more bits
   // only cut wasted reads (ribbonfilter:20 of the block-cache sweep is 13.6
   // bits/key); the ceiling keeps a roomy cache from filters whose wasted
@@ -125,7 +126,7 @@ class LevelAwareAllocator {
   FilterChoice Rule(const TreeSnapshot& snapshot, bool no_bottom_filters,
                     const LevelWorkload* workload, int level,
                     PolicyState* cache, double average) const;
-  // size_for_cache: the average (at most the one asked) at which the
+  // size_for_cache: the average (2 to twice the one asked) at which the
   // cache model (sstfilter/cache_model.h) has `cf`'s Gets read least from
   // disk, over its tree, its learned (or modelled) absent probes and hits,
   // and its share of the cache; kept in `state` (its mutex held) while the

@@ -48,6 +48,10 @@ struct CacheLoad {
   double index_bytes = 0;
   double index_block_bytes = 4096;
   double filter_block_bytes = 4096;
+  // Unpartitioned filters: one block per file, so a block's bytes follow
+  // the filters' (filter_bytes / filter_blocks); 0: partitions of
+  // filter_block_bytes.
+  double filter_blocks = 0;
   // Per lookup, in one unit: the probes of a file that holds the key, and
   // those of files that do not.
   double hits = 0;

@@ -84,7 +84,7 @@
 //         size_for_cache=<true|false>
 //                               with filters in the block cache
 //                               (cache_index_and_filter_blocks), the
-//                               average is the one, from 1 to twice
+//                               average is the one, from 2 to twice
 //                               avg_bits_per_key (the average until the
 //                               tree is seen), at which a Get reads the
 //                               fewest blocks from

@@ -123,9 +123,12 @@ public class BoundedMemoryExampleTest {
     for (final File dir : new File[] {dirA, dirB}) {
       Workload.assertWatched(dir);
       assertOptionsFileRoundTrips(dir);
+      // "mixed": a partitioned file of RocksDB's Ribbon whose small
+      // partitions fell back to Bloom (Ribbon's own fallback, at the high
+      // bits/key this cache lets LevelAware choose).
       Workload.assertSstfilterFilters(dir, "sstfilter.LevelAware",
           "partitionedfilter.rocksdb.BuiltinBloomFilter", "BlockedBloom", "Cuckoo",
-          "FastLocalBloom", "Ribbon128");
+          "FastLocalBloom", "Ribbon128", "mixed");
     }
   }
 

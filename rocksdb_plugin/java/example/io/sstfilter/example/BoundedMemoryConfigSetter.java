@@ -18,7 +18,7 @@ import org.rocksdb.WriteBufferManager;
  * one WriteBufferManager that charges their memtables to the same cache. The
  * filter is {@code sstfilter.LevelAware:10:size_for_cache=true}: its
  * filters' average bits/key is chosen for the cache they share with the data
- * and index blocks (at most the 10 asked), and the LOG of each store says
+ * and index blocks (from 2 to twice the 10 asked), and the LOG of each store says
  * what it chose and why.
  *
  * <p>Like {@link SstfilterConfigSetter} it has the interface's two methods but
