@@ -191,40 +191,38 @@ void LevelWorkload::UpdateDeviant(int level) {
   }
 }
 
-bool LevelWorkload::Densities(
+// What Densities, LevelProbes and LevelHits share: `learned` if every
+// level of `levels_with_keys` is learned. Needs mutex_.
+bool LevelWorkload::LearnedLocked(
     const std::array<bool, kMaxLevels>& levels_with_keys,
-    PerLevel* densities) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+    const PerLevel& learned, PerLevel* out) const {
   if (refreshes_ == 0) return false;
   for (int level = 0; level < kMaxLevels; ++level) {
     if (levels_with_keys[level] && !learned_[level]) return false;
   }
-  *densities = density_;
+  *out = learned;
   return true;
+}
+
+bool LevelWorkload::Densities(
+    const std::array<bool, kMaxLevels>& levels_with_keys,
+    PerLevel* densities) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return LearnedLocked(levels_with_keys, density_, densities);
 }
 
 bool LevelWorkload::LevelProbes(
     const std::array<bool, kMaxLevels>& levels_with_keys,
     PerLevel* probes) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (refreshes_ == 0) return false;
-  for (int level = 0; level < kMaxLevels; ++level) {
-    if (levels_with_keys[level] && !learned_[level]) return false;
-  }
-  *probes = level_probes_;
-  return true;
+  return LearnedLocked(levels_with_keys, level_probes_, probes);
 }
 
 bool LevelWorkload::LevelHits(
     const std::array<bool, kMaxLevels>& levels_with_keys,
     PerLevel* hits) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (refreshes_ == 0) return false;
-  for (int level = 0; level < kMaxLevels; ++level) {
-    if (levels_with_keys[level] && !learned_[level]) return false;
-  }
-  *hits = level_hits_;
-  return true;
+  return LearnedLocked(levels_with_keys, level_hits_, hits);
 }
 
 bool LevelWorkload::BucketShares(PerBucket* hits, PerBucket* absent) const {

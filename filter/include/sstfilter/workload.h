@@ -210,6 +210,8 @@ class LevelWorkload {
   static uint64_t Prefix8(std::string_view key, size_t offset);
   void ForgetBuckets();           // needs mutex_
   void UpdateDeviant(int level);  // needs mutex_
+  bool LearnedLocked(const std::array<bool, kMaxLevels>& levels_with_keys,
+                     const PerLevel& learned, PerLevel* out) const;
 
   std::array<std::array<Cell, kBuckets>, kMaxLevels> cells_;
   KeySpace key_space_;
